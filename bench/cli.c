@@ -1,0 +1,120 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
+                    uint64_t *out, rb_err *e)
+{
+    if (s == NULL || *s == '\0')
+        return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
+    if (!isdigit((unsigned char)s[0]))
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': not a non-negative integer (expected digits "
+                       "with an optional K, M or G suffix)",
+                       flag, s);
+    errno = 0;
+    char *end = NULL;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE)
+        return rb_fail(e, RB_EINPUT, "%s '%s': too large (at most %llu)", flag,
+                       s, (unsigned long long)max);
+    uint64_t mult = 1;
+    if (*end == 'K' || *end == 'k')
+        mult = 1ull << 10;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1ull << 20;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1ull << 30;
+    if (mult != 1)
+        end++;
+    if (*end != '\0')
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': not a non-negative integer (expected digits "
+                       "with an optional K, M or G suffix)",
+                       flag, s);
+    uint64_t r;
+    if (__builtin_mul_overflow((uint64_t)v, mult, &r) || r > max)
+        return rb_fail(e, RB_EINPUT, "%s '%s': too large (at most %llu)", flag,
+                       s, (unsigned long long)max);
+    if (r < min)
+        return rb_fail(e, RB_EINPUT, "%s '%s': too small (at least %llu)",
+                       flag, s, (unsigned long long)min);
+    *out = r;
+    return RB_OK;
+}
+
+int cli_parse_seconds(const char *flag, const char *s, double min, double max,
+                      double *out, rb_err *e)
+{
+    if (s == NULL || *s == '\0')
+        return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
+    errno = 0;
+    char *end = NULL;
+    const double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(v) || errno == ERANGE)
+        return rb_fail(e, RB_EINPUT, "%s '%s': not a number of seconds", flag,
+                       s);
+    if (v < min || v > max)
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': out of range (between %g and %g seconds)",
+                       flag, s, min, max);
+    *out = v;
+    return RB_OK;
+}
+
+int cli_split_list(const char *flag, const char *s, char *buf, size_t buflen,
+                   char **items, int max, rb_err *e)
+{
+    if (s == NULL || *s == '\0')
+        return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
+    if (strlen(s) >= buflen)
+        return rb_fail(e, RB_EINPUT, "%s: list too long (%zu characters)",
+                       flag, strlen(s));
+    strcpy(buf, s);
+    int n = 0;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (*p == '\0')
+            return rb_fail(e, RB_EINPUT, "%s '%s': empty item in the list",
+                           flag, s);
+        if (n == max)
+            return rb_fail(e, RB_EINPUT, "%s '%s': more than %d items", flag,
+                           s, max);
+        items[n++] = p;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e)
+{
+    char buf[256];
+    char *items[4];
+    const int n = cli_split_list(flag, s, buf, sizeof(buf), items, 4, e);
+    if (n < 0)
+        return n;
+    if (n != 3)
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': expected three sizes N,P,M for [N,P] x [P,M]",
+                       flag, s);
+    uint64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        const int rc =
+            cli_parse_count(flag, items[i], 1, SIZE_MAX, &v[i], e);
+        if (rc)
+            return rc;
+    }
+    out->n = v[0];
+    out->p = v[1];
+    out->m = v[2];
+    return RB_OK;
+}

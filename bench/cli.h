@@ -1,0 +1,30 @@
+/* Parsing of command-line values with range checks. Each parser names the
+ * flag and the bad value in its error, so main can print it as it is. */
+#ifndef ROOFBENCH_CLI_H
+#define ROOFBENCH_CLI_H
+
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+#include "util.h"
+
+/* An unsigned integer, optionally with a binary suffix K, M or G (x1024,
+ * x1024^2, x1024^3), within [min, max]. Rejects signs, blanks, fractions,
+ * trailing characters and values that do not fit in 64 bits. */
+int cli_parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
+                    uint64_t *out, rb_err *e);
+
+/* A number of seconds (decimal, e.g. 0.005 or 5e-3) within [min, max]. */
+int cli_parse_seconds(const char *flag, const char *s, double min, double max,
+                      double *out, rb_err *e);
+
+/* "N,P,M": three counts, each at least 1. */
+int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e);
+
+/* Splits a comma-separated list into at most max items (pointers into a
+ * copy kept in buf); empty items are an error. Returns the count or a
+ * negative code. */
+int cli_split_list(const char *flag, const char *s, char *buf, size_t buflen,
+                   char **items, int max, rb_err *e);
+
+#endif

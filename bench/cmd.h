@@ -1,0 +1,26 @@
+/* Subcommands: each parses its own flags, builds a plan, hands it to the
+ * shared modules, and returns an exit status (0, 1, 2 or 3). */
+#ifndef ROOFBENCH_CMD_H
+#define ROOFBENCH_CMD_H
+
+#include <hwloc.h>
+#include <jansson.h>
+
+#include "timer.h"
+
+int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* The facts `info` prints, as the context block every results file holds:
+ * host, cpu, topology, openblas, environment, counters, clock, build. */
+json_t *cmd_info_context(hwloc_topology_t topo);
+json_t *cmd_info_clock_json(const timer_info *t);
+
+/* Prints "roofbench: <msg>" on stderr and returns the exit status of code. */
+int cmd_error(int code, const char *msg);
+
+/* Prints "roofbench: <formatted>" on stderr and returns 2 (bad input). */
+int cmd_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

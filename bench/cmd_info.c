@@ -1,0 +1,201 @@
+/* roofbench info: what this machine is, as reported by CPUID, hwloc,
+ * OpenBLAS and PAPI. Text for people, --json for scripts; both come from
+ * the same objects that a results file's context block holds. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "counters.h"
+#include "host.h"
+#include "pin.h"
+#include "timer.h"
+
+static void help(void)
+{
+    printf("usage: roofbench info [--json]\n\n"
+           "Describes this machine: CPU and ISA flags (AVX2, AVX-512, "
+           "AVX512_BF16) from\nCPUID, whether it is a virtual machine, the "
+           "topology and caches as hwloc reports\nthem, memory, the OpenBLAS "
+           "version and the core it selected, the environment\nvariables "
+           "that change OpenBLAS, whether PAPI hardware counters can be "
+           "used\n(with PAPI's reason when not), the clock, and the build.\n\n"
+           "  --json    print the same facts as JSON\n"
+           "  --help    this text\n");
+}
+
+json_t *cmd_info_clock_json(const timer_info *t)
+{
+    return json_pack("{s:s, s:o, s:o, s:o}", "source", "CLOCK_MONOTONIC",
+                     "resolution_reported_s", json_real(t->reported_s),
+                     "resolution_measured_s", json_real(t->measured_s),
+                     "read_overhead_s", json_real(t->overhead_s));
+}
+
+static void print_bytes(double b)
+{
+    if (b >= 1 << 30)
+        printf("%.1f GiB", b / (1 << 30));
+    else if (b >= 1 << 20)
+        printf("%.1f MiB", b / (1 << 20));
+    else
+        printf("%.0f KiB", b / (1 << 10));
+}
+
+static void print_text(json_t *doc)
+{
+    const json_t *cpu = json_object_get(doc, "cpu");
+    const json_t *topo = json_object_get(doc, "topology");
+    const json_t *ob = json_object_get(doc, "openblas");
+    const json_t *ctr = json_object_get(doc, "counters");
+    const json_t *clk = json_object_get(doc, "clock");
+    const json_t *bld = json_object_get(doc, "build");
+    const char *key;
+    json_t *v;
+
+    printf("%-12s %s\n", "host", json_string_value(json_object_get(doc, "host")));
+    printf("%-12s %s (%s family %lld model %lld stepping %lld)\n", "cpu",
+           json_string_value(json_object_get(cpu, "brand")),
+           json_string_value(json_object_get(cpu, "vendor")),
+           json_integer_value(json_object_get(cpu, "family")),
+           json_integer_value(json_object_get(cpu, "model")),
+           json_integer_value(json_object_get(cpu, "stepping")));
+    const json_t *hv = json_object_get(cpu, "hypervisor");
+    printf("%-12s %s%s%s%s\n", "virtual",
+           json_is_true(json_object_get(cpu, "virtual_machine")) ? "yes"
+                                                                 : "no",
+           json_is_string(hv) ? " (hypervisor " : "",
+           json_is_string(hv) ? json_string_value(hv) : "",
+           json_is_string(hv) ? ")" : "");
+    printf("%-12s", "isa");
+    json_object_foreach(json_object_get(cpu, "isa"), key, v)
+        if (json_is_true(v))
+            printf(" %s", key);
+    printf("\n%-12s", "isa missing");
+    int missing = 0;
+    json_object_foreach(json_object_get(cpu, "isa"), key, v)
+        if (!json_is_true(v)) {
+            printf(" %s", key);
+            missing = 1;
+        }
+    printf("%s\n", missing ? "" : " none");
+    printf("%-12s %lld package(s), %lld NUMA node(s), %lld cores, %lld PUs "
+           "(%s)\n",
+           "topology", json_integer_value(json_object_get(topo, "packages")),
+           json_integer_value(json_object_get(topo, "numa_nodes")),
+           json_integer_value(json_object_get(topo, "cores")),
+           json_integer_value(json_object_get(topo, "pus")),
+           json_string_value(json_object_get(topo, "source")));
+    size_t i;
+    json_array_foreach(json_object_get(topo, "caches"), i, v)
+    {
+        printf("%-12s %s ", i == 0 ? "caches" : "",
+               json_string_value(json_object_get(v, "level")));
+        print_bytes((double)json_integer_value(
+            json_object_get(v, "size_bytes")));
+        printf(" x %lld, %lld-byte lines, %lld-way (as reported)\n",
+               json_integer_value(json_object_get(v, "count")),
+               json_integer_value(json_object_get(v, "line_bytes")),
+               json_integer_value(json_object_get(v, "associativity")));
+    }
+    printf("%-12s ", "memory");
+    print_bytes((double)json_integer_value(
+        json_object_get(topo, "memory_total_bytes")));
+    printf(" total, ");
+    print_bytes((double)json_integer_value(
+        json_object_get(topo, "memory_available_bytes")));
+    printf(" available\n");
+    printf("%-12s OpenBLAS %s, core %s, %s threading, %lld procs\n", "openblas",
+           json_string_value(json_object_get(ob, "version")),
+           json_string_value(json_object_get(ob, "corename")),
+           json_string_value(json_object_get(ob, "threading")),
+           json_integer_value(json_object_get(ob, "procs")));
+    printf("%-12s %s\n", "", json_string_value(json_object_get(ob, "config")));
+    printf("%-12s", "environment");
+    json_object_foreach(json_object_get(doc, "environment"), key, v)
+        printf(" %s=%s", key, json_is_string(v) ? json_string_value(v)
+                                                : "(unset)");
+    printf("\n");
+    if (json_is_true(json_object_get(ctr, "usable")))
+        printf("%-12s usable (PAPI %s, %s, %lld hardware counters)\n",
+               "counters",
+               json_string_value(json_object_get(ctr, "papi_version")),
+               json_string_value(json_object_get(ctr, "component")),
+               json_integer_value(json_object_get(ctr, "hardware_counters")));
+    else
+        printf("%-12s unavailable: %s (PAPI %s)\n", "counters",
+               json_string_value(json_object_get(ctr, "unavailable_reason")),
+               json_string_value(json_object_get(ctr, "papi_version")));
+    printf("%-12s %s, resolution %.3g s reported, %.3g s measured, %.3g s "
+           "per read\n",
+           "clock", json_string_value(json_object_get(clk, "source")),
+           json_real_value(json_object_get(clk, "resolution_reported_s")),
+           json_real_value(json_object_get(clk, "resolution_measured_s")),
+           json_real_value(json_object_get(clk, "read_overhead_s")));
+    printf("%-12s roofbench %s (%s), %s, %s build, flags: %s\n", "build",
+           json_string_value(json_object_get(bld, "roofbench_version")),
+           json_string_value(json_object_get(bld, "git_revision")),
+           json_string_value(json_object_get(bld, "compiler")),
+           json_string_value(json_object_get(bld, "build_type")),
+           json_string_value(json_object_get(bld, "c_flags")));
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int json = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'h') {
+            help();
+            return 0;
+        } else
+            return cmd_bad("info: unknown option '%s' (see roofbench info "
+                           "--help)",
+                           argv[optind - 1]);
+    }
+    if (optind < argc)
+        return cmd_bad("info: unexpected argument '%s'", argv[optind]);
+
+    rb_err e;
+    hwloc_topology_t topo;
+    const int rc = pin_topology_load(&topo, &e);
+    if (rc)
+        return cmd_error(rc, e.msg);
+    json_t *doc = cmd_info_context(topo);
+    hwloc_topology_destroy(topo);
+    if (json) {
+        char *s = json_dumps(doc, JSON_INDENT(2));
+        puts(s);
+        free(s);
+    } else {
+        print_text(doc);
+    }
+    json_decref(doc);
+    return 0;
+}
+
+json_t *cmd_info_context(hwloc_topology_t topo)
+{
+    host_cpu cpu;
+    timer_info clk;
+    counters_status ctr;
+    char host[64];
+    host_cpu_probe(&cpu);
+    timer_probe(&clk);
+    counters_probe(&ctr);
+    host_name(host, sizeof(host));
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "host", host,
+                     "cpu", host_cpu_json(&cpu), "topology",
+                     host_topology_json(topo), "openblas",
+                     host_openblas_json(), "environment", host_env_json(),
+                     "counters", counters_json(&ctr), "clock",
+                     cmd_info_clock_json(&clk), "build", host_build_json());
+}

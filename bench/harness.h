@@ -1,0 +1,87 @@
+/* The one measurement path. Every subcommand builds a plan and hands it
+ * here: allocate, first-touch and fill with random data, compute the
+ * reference, verify, warm up, calibrate, time the samples, verify again. */
+#ifndef ROOFBENCH_HARNESS_H
+#define ROOFBENCH_HARNESS_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+#include "../kernels/ref.h"
+#include "pin.h"
+#include "stats.h"
+#include "util.h"
+
+enum { HARNESS_MAX_THREADS = 1024 };
+
+typedef struct {
+    const rb_kernel *kernels[64];
+    size_t nkernels;
+    rb_dtype dtypes[RB_NDTYPES];
+    int ndtypes;
+    int threads[16];
+    int nthreads;
+    rb_shape shape[RB_NOPS];         /* the problem each operation runs   */
+    char shape_source[RB_NOPS][128]; /* e.g. "--n 512", for error lines   */
+    double min_time;                 /* seconds a sample must last        */
+    int samples;                     /* timed samples per row             */
+    uint64_t seed;                   /* of the random inputs              */
+} harness_plan;
+
+typedef struct {
+    const rb_kernel *kernel;
+    rb_dtype dtype;
+    rb_shape shape;
+    int threads;
+    int library_threads;             /* threads the library was given; 0 */
+    char binding[1024];              /* PUs per thread, ';' between them  */
+    rb_counts counts;
+    uint64_t reps;                   /* calls per sample                  */
+    int nsamples;
+    double *samples;                 /* seconds per call, one per sample  */
+    stats_summary time;              /* of samples                        */
+    ref_result check_before, check_after;
+} harness_row;
+
+typedef void (*harness_row_cb)(const harness_row *row, void *ctx);
+
+typedef struct {
+    harness_row *rows;
+    size_t nrows, cap;
+    int interrupted;                 /* stopped by a signal               */
+} harness_result;
+
+/* Set from a signal handler: the harness stops after the current sample,
+ * drops the unfinished row and returns with result->interrupted set. */
+extern volatile sig_atomic_t harness_stop;
+
+/* Checks, before anything is allocated, that every problem's counts fit in
+ * 64 bits, that its memory (operands, reference inputs and reference
+ * results) fits in the memory available now, and that dimensions passed to
+ * OpenBLAS fit its 32-bit indices. */
+int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
+                       rb_err *e);
+
+/* Bytes one problem needs at its peak. Returns 0, or -1 on overflow. */
+int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
+                          uint64_t *bytes);
+
+/* Runs the plan, calling cb after each finished row. Returns RB_OK (also
+ * when interrupted), RB_EMEASURE when a kernel fails verification, or
+ * RB_EINPUT when the environment refuses (binding, memory). */
+int harness_run(hwloc_topology_t topo, const harness_plan *plan,
+                harness_result *res, harness_row_cb cb, void *ctx, rb_err *e);
+
+void harness_result_free(harness_result *res);
+
+/* The value of element idx of operand `which` (0 a, 1 b) for a seed,
+ * uniform in [-1, 1) and already rounded to dt, so that kernels and
+ * references see the same numbers. Never a fixed pattern, never all zero. */
+double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
+
+/* The operands of thread tid's share of a problem (see rb_operands). */
+void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
+                   void *c, int tid, int nthreads, rb_operands *x);
+
+#endif

@@ -1,0 +1,42 @@
+/* What the suite knows about the machine it runs on: CPUID, hwloc's
+ * topology, memory, OpenBLAS and the environment that changes it. The
+ * figures here are as reported; measured ones come from `ceilings`. */
+#ifndef ROOFBENCH_HOST_H
+#define ROOFBENCH_HOST_H
+
+#include <hwloc.h>
+#include <jansson.h>
+#include <stdint.h>
+
+typedef struct {
+    char vendor[16];
+    char brand[64];
+    unsigned family, model, stepping;
+    int sse2, avx, fma, avx2, avx512f, avx512dq, avx512bw, avx512vl,
+        avx512_bf16, avx512_vnni;
+    int os_avx, os_avx512; /* the OS saves the registers (XCR0) */
+    int hypervisor;
+    char hypervisor_vendor[16];
+} host_cpu;
+
+void host_cpu_probe(host_cpu *c);
+
+/* Bytes from /proc/meminfo (MemTotal, MemAvailable); 0 when unknown. */
+uint64_t host_mem_total(void);
+uint64_t host_mem_available(void);
+
+/* The host name, cut at the first dot, with characters that do not belong
+ * in a folder name replaced by '-'. */
+void host_name(char *buf, size_t len);
+
+/* JSON objects for a results file's context block and for `info --json`. */
+json_t *host_cpu_json(const host_cpu *c);
+json_t *host_topology_json(hwloc_topology_t topo);
+json_t *host_openblas_json(void);
+json_t *host_env_json(void);
+json_t *host_build_json(void);
+
+/* Environment variables that change what OpenBLAS or OpenMP do. */
+extern const char *const host_env_vars[];
+
+#endif

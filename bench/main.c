@@ -1,0 +1,70 @@
+/* roofbench: measured rooflines for hand-written kernels. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buildinfo.h"
+#include "cmd.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"info", cmd_info, "this machine: topology, ISA, OpenBLAS, PAPI counters"},
+    {"list", cmd_list, "every kernel with its FLOP and byte formulas"},
+    {"run", cmd_run,
+     "verify and time kernels; write a results folder and print a table"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: roofbench <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n`roofbench <command> --help` describes each command.\n"
+               "Exit status: 0 success, 1 a measurement or verification "
+               "failed,\n2 bad input or an unusable environment.\n");
+}
+
+int cmd_error(int code, const char *msg)
+{
+    fprintf(stderr, "roofbench: %s\n", msg);
+    return code < 0 ? -code : code;
+}
+
+int cmd_bad(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("roofbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("roofbench %s (%s)\n", RB_VERSION, rb_git_revision);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr,
+            "roofbench: unknown command '%s' (commands: info, list, run; "
+            "see roofbench --help)\n",
+            argv[1]);
+    return 2;
+}

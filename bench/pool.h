@@ -1,0 +1,32 @@
+/* A team of pinned threads that run one job at a time between two
+ * barriers. The calling thread is member 0, so a team of T threads uses T
+ * cores and no thread waits idle on a core that computes. */
+#ifndef ROOFBENCH_POOL_H
+#define ROOFBENCH_POOL_H
+
+#include <pthread.h>
+
+#include "pin.h"
+
+typedef void (*pool_job)(void *arg, int tid, int nthreads);
+
+typedef struct pool pool;
+
+/* Starts plan->nthreads - 1 workers, each bound to its PU and checked, and
+ * binds the caller to plan->pu[0]. */
+int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
+                rb_err *e);
+
+/* Runs job on every member and returns when all have finished. The time
+ * from the moment the caller passes the start barrier to the moment every
+ * member has reached the end barrier is returned in seconds: the slowest
+ * thread sets it. */
+double pool_run(pool *p, pool_job job, void *arg);
+
+/* The binding each member reported after it was bound, as PU lists. */
+const char *pool_binding(const pool *p, int tid);
+
+/* Stops the workers; the caller keeps its binding. */
+void pool_destroy(pool *p);
+
+#endif

@@ -1,0 +1,99 @@
+/* The kernel descriptor: shapes, operands, and the one registry table.
+ *
+ * Storage convention (see kernels/README.md): every matrix is row-major with
+ * an explicit leading dimension, so element (i, j) of X lives at
+ * X[i * ldx + j]. A kernel is a pure function of its operands: no I/O,
+ * allocation, timing or threads inside kernels/. */
+#ifndef ROOFBENCH_KERNEL_H
+#define ROOFBENCH_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { RB_F32 = 0, RB_F64 = 1, RB_NDTYPES = 2 } rb_dtype;
+
+typedef enum {
+    RB_OP_DOT = 0,     /* c = a . b,              a, b of length P        */
+    RB_OP_MATVEC,      /* y[N] = A[N,P] x[P]                              */
+    RB_OP_MATMUL,      /* C[N,M] = A[N,P] B[P,M]                          */
+    RB_OP_BATCHED,     /* bp,bpm->bm: C[b,:] = A[b,:] B[b,:,:], N = B     */
+    RB_NOPS
+} rb_op;
+
+/* The three dimensions of every problem. Operations that do not use one
+ * keep it at 1: dot uses P only, matvec N and P. */
+typedef struct {
+    size_t n, p, m;
+} rb_shape;
+
+/* One call's operands. For a thread's share of the work the harness passes
+ * a sub-problem: fewer output rows (n) with a, c moved to the first of them
+ * (and b too for the batched contraction, where each row owns its matrix).
+ * Dot is split along P instead and every share writes its own partial sum.
+ *   dot:     a[p], b[p], c[0]
+ *   matvec:  a = A (lda), b = x, c = y
+ *   matmul:  a = A (lda), b = B (ldb), c = C (ldc)
+ *   batched: a = A (lda), b = B with row i's [P,M] matrix at b + i*P*ldb,
+ *            c = C (ldc) */
+typedef struct {
+    size_t n, p, m;
+    const void *a;
+    size_t lda;
+    const void *b;
+    size_t ldb;
+    void *c;
+    size_t ldc;
+} rb_operands;
+
+typedef void (*rb_kernel_fn)(const rb_operands *x);
+
+/* Who spreads a call over threads: the harness (by output rows, or by P for
+ * dot), or the library inside the call (OpenBLAS with its own threads). */
+typedef enum { RB_SPLIT_HARNESS = 0, RB_SPLIT_LIBRARY = 1 } rb_threading;
+
+typedef struct {
+    const char *name;        /* <op>_<form>, e.g. "matmul_outer"            */
+    rb_op op;
+    const char *form;        /* dot-product, row, column, outer, ...       */
+    const char *description; /* one sentence                                */
+    rb_kernel_fn fn[RB_NDTYPES];
+    rb_threading threading;
+} rb_kernel;
+
+/* The registry (registry.c): every kernel, in display order. */
+extern const rb_kernel rb_kernels[];
+extern const size_t rb_nkernels;
+
+const rb_kernel *rb_kernel_find(const char *name);
+const char *rb_op_name(rb_op op);
+const char *rb_dtype_name(rb_dtype dt);
+size_t rb_dtype_size(rb_dtype dt);
+/* Returns 0 and sets *dt, or -1 for an unknown name. */
+int rb_dtype_parse(const char *s, rb_dtype *dt);
+/* Unit roundoff doubled: the spacing of floating-point numbers at 1. */
+double rb_dtype_eps(rb_dtype dt);
+
+/* Analytic counts (counts.c). Exact integers; an FMA counts 2 FLOPs.
+ * Compulsory bytes: every input element read once, every output element
+ * written once; outputs are overwritten (C = AB), never read. Returns 0, or
+ * -1 when a count does not fit in 64 bits. All five matmul forms share
+ * these functions: their difference is measured traffic, not compulsory
+ * traffic. */
+typedef struct {
+    uint64_t flops;
+    uint64_t bytes;
+    uint64_t reduction; /* length of each output's sum (P) */
+    uint64_t outputs;   /* number of output elements        */
+} rb_counts;
+
+int rb_counts_of(rb_op op, rb_shape s, size_t elsize, rb_counts *out);
+/* Human-readable formulas for `roofbench list`, with s the element size. */
+const char *rb_flops_formula(rb_op op);
+const char *rb_bytes_formula(rb_op op);
+/* Element counts of the three operands (a, b, c) of a problem. Returns 0,
+ * or -1 on overflow. */
+int rb_operand_elems(rb_op op, rb_shape s, uint64_t elems[3]);
+/* Which dimensions an operation uses, e.g. "P" or "N,P,M". */
+const char *rb_op_dims(rb_op op);
+
+#endif
