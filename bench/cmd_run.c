@@ -37,10 +37,10 @@ static void help(void)
         "writes results.json (context, rows, raw\nsamples) and results.csv "
         "to a new run folder. Rates come from the registry's\nanalytic "
         "counts and the minimum time.\n\n"
-        "  --kernel LIST     kernels or operations (dot, matvec, matmul, "
-        "batched),\n"
-        "                    comma-separated; default: all (see roofbench "
-        "list)\n"
+        "  --kernel LIST     kernels (see roofbench list), operations "
+        "(matmul, batched:\n"
+        "                    all their kernels) or all; comma-separated "
+        "(default all)\n"
         "  --dtype LIST      f32, f64 or both (default f32,f64)\n"
         "  --threads LIST    thread counts, each 1 to the number of cores; "
         "one thread\n"
@@ -136,12 +136,14 @@ static int select_kernels(const char *list, harness_plan *plan)
         return cmd_error(n, e.msg);
     int want[64] = {0};
     for (int i = 0; i < n; i++) {
+        /* A kernel's own name wins ("dot" is the kernel dot); otherwise an
+         * operation's name selects all its kernels ("matmul"). */
+        const rb_kernel *exact = rb_kernel_find(items[i]);
         int matched = 0;
         for (size_t k = 0; k < rb_nkernels; k++) {
             const rb_kernel *kr = &rb_kernels[k];
-            if (strcmp(items[i], "all") == 0 ||
-                strcmp(items[i], kr->name) == 0 ||
-                strcmp(items[i], rb_op_name(kr->op)) == 0) {
+            if (strcmp(items[i], "all") == 0 || kr == exact ||
+                (!exact && strcmp(items[i], rb_op_name(kr->op)) == 0)) {
                 want[k] = 1;
                 matched = 1;
             }

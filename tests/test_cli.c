@@ -1,0 +1,318 @@
+/* The command line as a user meets it: a table of bad inputs (exit 2, one
+ * line naming the value, nothing written), then real runs whose files are
+ * parsed, never overwritten, and kept when a run is interrupted. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *roofbench;
+static char workdir[] = "/tmp/roofbench-cli-XXXXXX";
+
+typedef struct {
+    int status;       /* exit status, or 128 + signal */
+    char out[65536];
+    char err[8192];
+} result;
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    const size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* Starts roofbench with args in cwd, output to files; returns the pid. */
+static pid_t start(const char *cwd, const char *const *args)
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)roofbench;
+    for (; args[n - 1] && n < 63; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    /* No stale output from the previous command may be read as this one's. */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/.stdout", workdir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/.stderr", workdir);
+    unlink(path);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(cwd) != 0)
+            _exit(126);
+        snprintf(path, sizeof(path), "%s/.stdout", workdir);
+        const int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        snprintf(path, sizeof(path), "%s/.stderr", workdir);
+        const int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(roofbench, argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void finish(pid_t pid, result *r)
+{
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/.stdout", workdir);
+    slurp(path, r->out, sizeof(r->out));
+    snprintf(path, sizeof(path), "%s/.stderr", workdir);
+    slurp(path, r->err, sizeof(r->err));
+}
+
+static void run(const char *cwd, const char *const *args, result *r)
+{
+    finish(start(cwd, args), r);
+}
+
+/* Entries in dir other than . and the captured output files. */
+static int count_entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));)
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+             strcmp(de->d_name, ".stdout") && strcmp(de->d_name, ".stderr");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+typedef struct {
+    const char *args[12];
+    int status;
+    const char *message;
+} cli_case;
+
+static const cli_case cases[] = {
+    {{NULL}, 2, "usage: roofbench"},
+    {{"bogus"}, 2, "unknown command 'bogus'"},
+    {{"--help"}, 0, "usage: roofbench"},
+    {{"run", "--help"}, 0, "usage: roofbench run"},
+    {{"info", "--help"}, 0, "usage: roofbench info"},
+    {{"list", "--help"}, 0, "usage: roofbench list"},
+    {{"list", "--bogus"}, 2, "unknown option '--bogus'"},
+    {{"info", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
+    {{"run", "--kernel"}, 2, "needs a value"},
+    {{"run", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"run", "--kernel", "nope"}, 2, "--kernel 'nope': unknown kernel"},
+    {{"run", "--kernel", "dot,,matvec"}, 2, "empty item"},
+    {{"run", "--dtype", "f16"}, 2, "--dtype 'f16': unknown dtype"},
+    {{"run", "--n", "0"}, 2, "--n '0': too small"},
+    {{"run", "--n", "-5"}, 2, "--n '-5': not a non-negative integer"},
+    {{"run", "--n", "abc"}, 2, "--n 'abc': not a non-negative integer"},
+    {{"run", "--n", "12.5"}, 2, "--n '12.5'"},
+    {{"run", "--n", "99999999999999999999999"}, 2, "too large"},
+    {{"run", "--n", "5", "--shape", "1,2,3"}, 2, "choose one"},
+    {{"run", "--shape", "3,4"}, 2, "expected three sizes"},
+    {{"run", "--shape", "3,0,4"}, 2, "--shape '0': too small"},
+    {{"run", "--kernel", "matmul_row", "--n", "4000000000"},
+     2,
+     "overflow 64 bits"},
+    {{"run", "--kernel", "matmul_row", "--n", "100000"},
+     2,
+     "of memory available"},
+    {{"run", "--kernel", "dot_openblas", "--n", "3G", "--dtype", "f32"},
+     2,
+     ""}, /* memory or OpenBLAS's index limit, whichever is hit first */
+    {{"run", "--threads", "0"}, 2, "--threads 0: must be between 1"},
+    {{"run", "--threads", "999"}, 2, "--threads 999: must be between 1"},
+    {{"run", "--threads", "two"}, 2, "--threads 'two'"},
+    {{"run", "--samples", "1"}, 2, "--samples '1': too small"},
+    {{"run", "--min-time", "abc"}, 2, "--min-time 'abc'"},
+    {{"run", "--min-time", "0"}, 2, "--min-time '0': out of range"},
+    {{"run", "--seed", "-1"}, 2, "--seed '-1'"},
+    {{"run", "--out", "", "--quick"}, 2, "--out ''"},
+    {{"run", "--quick", "--kernel", "dot", "--out", "/dev/null/x"},
+     2,
+     "--out '/dev/null/x'"},
+};
+
+static void test_bad_input(void)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        result r;
+        run(workdir, cases[i].args, &r);
+        if (r.status != cases[i].status)
+            fprintf(stderr, "case %zu (%s %s %s): status %d, stderr: %s\n", i,
+                    cases[i].args[0] ? cases[i].args[0] : "",
+                    cases[i].args[1] ? cases[i].args[1] : "",
+                    cases[i].args[2] ? cases[i].args[2] : "", r.status, r.err);
+        CHECK_INT(r.status, cases[i].status);
+        CHECK_STR_HAS(cases[i].status ? r.err : r.out, cases[i].message);
+        if (cases[i].status == 2) {
+            /* one line, prefixed, and nothing written */
+            const char *nl = strchr(r.err, '\n');
+            CHECK(nl != NULL && (nl[1] == '\0' || cases[i].args[0] == NULL));
+            CHECK_INT(count_entries(workdir), 0);
+        }
+    }
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        fprintf(stderr, "%s: %s (line %d)\n", path, je.text, je.line);
+    return j;
+}
+
+static const char *jstr(json_t *j, const char *a, const char *b)
+{
+    json_t *o = json_object_get(j, a);
+    return json_string_value(b ? json_object_get(o, b) : o);
+}
+
+static void test_run_files(void)
+{
+    char out[600], json[700], csv[700];
+    snprintf(out, sizeof(out), "%s/r1", workdir);
+    snprintf(json, sizeof(json), "%s/results.json", out);
+    snprintf(csv, sizeof(csv), "%s/results.csv", out);
+    const char *args[] = {"run",     "--quick", "--kernel",
+                          "dot,matmul_blocked,matmul_openblas", "--dtype",
+                          "f64",     "--threads", "1",
+                          "--out",   out,       NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "matmul_blocked");
+    CHECK_STR_HAS(r.out, "matmul_openblas");
+
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    CHECK_INT(json_integer_value(json_object_get(doc, "schema_version")), 1);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
+    json_t *ctx = json_object_get(doc, "context");
+    CHECK(jstr(ctx, "host", NULL) != NULL);
+    CHECK(jstr(ctx, "date", NULL) != NULL);
+    CHECK(json_is_object(json_object_get(ctx, "cpu")));
+    CHECK(json_integer_value(json_object_get(json_object_get(ctx, "topology"),
+                                             "cores")) >= 1);
+    CHECK(jstr(ctx, "build", "compiler") != NULL);
+    CHECK(jstr(ctx, "build", "c_flags") != NULL);
+    CHECK(jstr(ctx, "build", "build_type") != NULL);
+    CHECK(jstr(ctx, "build", "git_revision") != NULL);
+    CHECK(jstr(ctx, "openblas", "corename") != NULL);
+    CHECK(json_object_get(json_object_get(ctx, "environment"),
+                          "OPENBLAS_CORETYPE") != NULL);
+    json_t *rows = json_object_get(doc, "rows");
+    CHECK_INT(json_array_size(rows), 3);
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        CHECK_INT(json_array_size(json_object_get(row, "samples_s")), 5);
+        CHECK(json_integer_value(json_object_get(row, "flops")) > 0);
+        CHECK(json_is_true(
+            json_object_get(json_object_get(row, "verify"), "passed")));
+        CHECK(json_real_value(json_object_get(json_object_get(row, "time_s"),
+                                              "min")) > 0.0);
+    }
+    json_decref(doc);
+    char text[8192];
+    slurp(csv, text, sizeof(text));
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    CHECK_INT(lines, 4);
+
+    /* The same folder again: refused before measuring, first run intact. */
+    char before[65536], after[65536];
+    slurp(json, before, sizeof(before));
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "already holds results");
+    slurp(json, after, sizeof(after));
+    CHECK(strcmp(before, after) == 0);
+
+    /* Default folders: two runs, two new folders under results/runs. */
+    const char *quick[] = {"run", "--quick", "--kernel", "dot", "--dtype",
+                           "f32", "--threads", "1", NULL};
+    run(workdir, quick, &r);
+    CHECK_INT(r.status, 0);
+    run(workdir, quick, &r);
+    CHECK_INT(r.status, 0);
+    char runs[600];
+    snprintf(runs, sizeof(runs), "%s/results/runs", workdir);
+    CHECK_INT(count_entries(runs), 2);
+}
+
+static void test_interrupt(void)
+{
+    char out[600], json[700], path[600];
+    snprintf(out, sizeof(out), "%s/int", workdir);
+    snprintf(json, sizeof(json), "%s/results.json", out);
+    /* dot finishes in about a second; matmul_naive at n = 700 then needs
+     * many seconds, and the interrupt lands inside it. */
+    const char *args[] = {"run",      "--kernel", "dot,matmul_naive",
+                          "--n",      "700",      "--dtype",
+                          "f64",      "--threads", "1",
+                          "--samples", "40",      "--min-time",
+                          "0.02",     "--out",    out,
+                          NULL};
+    const pid_t pid = start(workdir, args);
+    snprintf(path, sizeof(path), "%s/.stdout", workdir);
+    char text[8192];
+    int seen = 0;
+    for (int i = 0; i < 6000 && !seen; i++) {
+        slurp(path, text, sizeof(text));
+        seen = strstr(text, "\ndot ") != NULL;
+        if (!seen) {
+            const struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CHECK(seen);
+    kill(pid, SIGINT);
+    result r;
+    finish(pid, &r);
+    CHECK_INT(r.status, 130);
+    CHECK_STR_HAS(r.err, "interrupted");
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    json_t *rows = json_object_get(doc, "rows");
+    CHECK_INT(json_array_size(rows), 1);
+    CHECK_STR_HAS(jstr(json_array_get(rows, 0), "kernel", NULL), "dot");
+    json_decref(doc);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_cli PATH-TO-ROOFBENCH\n");
+        return 2;
+    }
+    roofbench = argv[1];
+    if (!mkdtemp(workdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_bad_input();
+    test_run_files();
+    test_interrupt();
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", workdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", workdir);
+    return check_status("test_cli");
+}
