@@ -94,9 +94,10 @@ static void print_row(const harness_row *r, void *vctx)
     if (ctx->json)
         return;
     if (!ctx->printed_header) {
-        printf("%-16s %-13s %-5s %-13s %3s %9s %9s %7s %10s %10s %5s %8s "
-               "%8s %7s\n",
-               "kernel", "form", "dtype", "shape", "thr", "FLOPs", "bytes",
+        printf("%-16s %-13s %-5s %-13s %3s %-7s %9s %9s %7s %10s %10s %5s "
+               "%8s %8s %7s\n",
+               "kernel", "form", "dtype", "shape", "thr", "PUs", "FLOPs",
+               "bytes",
                "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s", "GB/s",
                "err/tol");
         ctx->printed_header = 1;
@@ -106,10 +107,13 @@ static void print_row(const harness_row *r, void *vctx)
     const double err =
         fmax(r->check_before.max_err, r->check_after.max_err) /
         r->check_after.tol;
-    printf("%-16s %-13s %-5s %-13s %3d %9.3g %9.3g %7.3g %10.4g %10.4g %5.1f "
-           "%8.3f %8.3f %7.2g\n",
+    char pus[sizeof(r->binding) + 1];
+    snprintf(pus, sizeof(pus), "%s%s", r->binding,
+             r->library_threads ? "*" : "");
+    printf("%-16s %-13s %-5s %-13s %3d %-7s %9.3g %9.3g %7.3g %10.4g %10.4g "
+           "%5.1f %8.3f %8.3f %7.2g\n",
            r->kernel->name, r->kernel->form, rb_dtype_name(r->dtype), shape,
-           r->threads, (double)r->counts.flops, (double)r->counts.bytes,
+           r->threads, pus, (double)r->counts.flops, (double)r->counts.bytes,
            (double)r->counts.flops / (double)r->counts.bytes, r->time.min,
            r->time.median, 100.0 * r->time.cv,
            (double)r->counts.flops / r->time.min / 1e9,
@@ -439,10 +443,12 @@ int cmd_run(int argc, char **argv)
         return 130;
     }
     if (!json)
-        printf("%zu rows; rates from the minimum time and the analytic "
-               "counts; err/tol is the\nlargest verification error as a "
-               "fraction of its tolerance. Written: %s/results.json, "
-               "results.csv\n",
+        printf("%zu rows. PUs: the binding each thread obtained (checked), "
+               "';' between threads;\n* the caller bound to all of them, "
+               "OpenBLAS running its own threads there.\nRates from the "
+               "minimum time and the analytic counts; err/tol: the largest\n"
+               "verification error as a fraction of its tolerance.\n"
+               "Written: %s/results.json, results.csv\n",
                nrows, dir);
     return 0;
 }

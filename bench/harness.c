@@ -135,7 +135,7 @@ int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
             const rb_dtype dt = plan->dtypes[d];
             rb_counts cnt;
             uint64_t need;
-            if (rb_counts_of(k->op, s, rb_dtype_size(dt), &cnt) ||
+            if (k->counts(s, rb_dtype_size(dt), &cnt) ||
                 harness_problem_bytes(k->op, s, dt, maxthreads, &need))
                 return rb_fail(e, RB_EINPUT,
                                "%s: the counts of %s %s overflow 64 bits", src,
@@ -148,6 +148,15 @@ int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
                     src, k->name, rb_dtype_name(dt), (double)need / 1e9,
                     (double)mem_available / 1e9);
         }
+        /* One reference serves all kernels of an operation in a run. */
+        for (size_t j = 0; j < i; j++)
+            if (plan->kernels[j]->op == k->op &&
+                plan->kernels[j]->reference != k->reference)
+                return rb_fail(e, RB_EINPUT,
+                               "registry: %s and %s compute %s with different "
+                               "references",
+                               plan->kernels[j]->name, k->name,
+                               rb_op_name(k->op));
         if (strcmp(k->form, "openblas") == 0) {
             const size_t dims[] = {s.n, s.p, s.m};
             for (int j = 0; j < 3; j++)
@@ -168,9 +177,10 @@ typedef struct {
     size_t rows, cols;
 } reference;
 
-static int reference_make(rb_op op, rb_shape s, rb_dtype dt, uint64_t seed,
-                          reference *r, rb_err *e)
+static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
+                          uint64_t seed, reference *r, rb_err *e)
 {
+    const rb_op op = k->op;
     uint64_t el[3];
     rb_operand_elems(op, s, el);
     r->rows = ref_out_rows(op, s);
@@ -198,7 +208,7 @@ static int reference_make(rb_op op, rb_shape s, rb_dtype dt, uint64_t seed,
     const long long rows = (long long)r->rows;
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long i = 0; i < rows; i++)
-        ref_rows(op, s, a, b, (size_t)i, (size_t)i + 1, r->val, r->absval);
+        k->reference(s, a, b, (size_t)i, (size_t)i + 1, r->val, r->absval);
     free(a);
     free(b);
     return RB_OK;
@@ -395,7 +405,7 @@ static int measure(runner *r, const harness_plan *plan, const reference *ref,
     row->dtype = t->dt;
     row->shape = t->s;
     row->threads = nt;
-    rb_counts_of(t->op, t->s, t->elsize, &row->counts);
+    t->kernel->counts(t->s, t->elsize, &row->counts);
 
     if (is_library(t->kernel)) {
         rc = pin_bind_self(r->topo, r->pins->all, e);
@@ -558,15 +568,16 @@ int harness_run(hwloc_topology_t topo, const harness_plan *plan,
     memset(res, 0, sizeof(*res));
     openblas_set_num_threads(1);
     for (int op = 0; op < RB_NOPS; op++) {
-        int used = 0;
-        for (size_t i = 0; i < plan->nkernels; i++)
-            used |= plan->kernels[i]->op == (rb_op)op;
-        if (!used)
+        const rb_kernel *first = NULL;
+        for (size_t i = 0; i < plan->nkernels && !first; i++)
+            if (plan->kernels[i]->op == (rb_op)op)
+                first = plan->kernels[i];
+        if (!first)
             continue;
         for (int d = 0; d < plan->ndtypes && !harness_stop; d++) {
             reference ref;
-            int rc = reference_make((rb_op)op, plan->shape[op],
-                                    plan->dtypes[d], plan->seed, &ref, e);
+            int rc = reference_make(first, plan->shape[op], plan->dtypes[d],
+                                    plan->seed, &ref, e);
             if (rc)
                 return rc;
             for (int t = 0; t < plan->nthreads && !harness_stop && !rc; t++)

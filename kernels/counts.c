@@ -47,33 +47,56 @@ int rb_operand_elems(rb_op op, rb_shape s, uint64_t elems[3])
     return -1;
 }
 
-int rb_counts_of(rb_op op, rb_shape s, size_t elsize, rb_counts *out)
+/* Bytes: every operand element once, at elsize bytes each. */
+static int compulsory(rb_op op, rb_shape s, size_t elsize, rb_counts *out)
 {
-    uint64_t e[3], sum, fl;
-    if (rb_operand_elems(op, s, e))
+    uint64_t e[3], sum;
+    if (rb_operand_elems(op, s, e) || add_ok(e[0], e[1], &sum) ||
+        add_ok(sum, e[2], &sum) || mul_ok(sum, elsize, &out->bytes))
         return -1;
-    if (add_ok(e[0], e[1], &sum) || add_ok(sum, e[2], &sum) ||
-        mul_ok(sum, elsize, &out->bytes))
-        return -1;
-    switch (op) {
-    case RB_OP_DOT:
-        fl = s.p;
-        break;
-    case RB_OP_MATVEC:
-        if (mul_ok(s.n, s.p, &fl))
-            return -1;
-        break;
-    case RB_OP_MATMUL:
-    case RB_OP_BATCHED:
-        if (mul_ok(s.n, s.p, &fl) || mul_ok(fl, s.m, &fl))
-            return -1;
-        break;
-    default:
-        return -1;
-    }
     out->reduction = s.p;
     out->outputs = e[2];
-    return mul_ok(fl, 2, &out->flops);
+    return 0;
+}
+
+int rb_counts_dot(rb_shape s, size_t elsize, rb_counts *out)
+{
+    if (compulsory(RB_OP_DOT, s, elsize, out))
+        return -1;
+    return mul_ok(s.p, 2, &out->flops);
+}
+
+int rb_counts_matvec(rb_shape s, size_t elsize, rb_counts *out)
+{
+    uint64_t f;
+    if (compulsory(RB_OP_MATVEC, s, elsize, out) || mul_ok(s.n, s.p, &f))
+        return -1;
+    return mul_ok(f, 2, &out->flops);
+}
+
+int rb_counts_matmul(rb_shape s, size_t elsize, rb_counts *out)
+{
+    uint64_t f;
+    if (compulsory(RB_OP_MATMUL, s, elsize, out) || mul_ok(s.n, s.p, &f) ||
+        mul_ok(f, s.m, &f))
+        return -1;
+    return mul_ok(f, 2, &out->flops);
+}
+
+int rb_counts_batched(rb_shape s, size_t elsize, rb_counts *out)
+{
+    uint64_t f;
+    if (compulsory(RB_OP_BATCHED, s, elsize, out) || mul_ok(s.n, s.p, &f) ||
+        mul_ok(f, s.m, &f))
+        return -1;
+    return mul_ok(f, 2, &out->flops);
+}
+
+int rb_counts_of(rb_op op, rb_shape s, size_t elsize, rb_counts *out)
+{
+    static const rb_counts_fn fns[RB_NOPS] = {
+        rb_counts_dot, rb_counts_matvec, rb_counts_matmul, rb_counts_batched};
+    return op < RB_NOPS ? fns[op](s, elsize, out) : -1;
 }
 
 const char *rb_flops_formula(rb_op op)

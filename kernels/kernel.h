@@ -47,6 +47,18 @@ typedef struct {
 
 typedef void (*rb_kernel_fn)(const rb_operands *x);
 
+/* Analytic counts of a problem (counts.c): 0, or -1 when a count does not
+ * fit in 64 bits. */
+typedef struct rb_counts rb_counts;
+typedef int (*rb_counts_fn)(rb_shape s, size_t elsize, rb_counts *out);
+
+/* A reference (ref.c): output rows [r0, r1) of a problem from dense
+ * row-major double inputs, each output summed in long double in textbook
+ * order; val gets the sum and absval the sum of |a||b| over the same terms,
+ * both dense [rows x cols] and indexed by the absolute row. */
+typedef void (*rb_ref_fn)(rb_shape s, const double *a, const double *b,
+                          size_t r0, size_t r1, double *val, double *absval);
+
 /* Who spreads a call over threads: the harness (by output rows, or by P for
  * dot), or the library inside the call (OpenBLAS with its own threads). */
 typedef enum { RB_SPLIT_HARNESS = 0, RB_SPLIT_LIBRARY = 1 } rb_threading;
@@ -58,6 +70,10 @@ typedef struct {
     const char *description; /* one sentence                                */
     rb_kernel_fn fn[RB_NDTYPES];
     rb_threading threading;
+    rb_counts_fn counts;     /* FLOPs and compulsory bytes                 */
+    rb_ref_fn reference;     /* what the output is checked against         */
+    int output_read;         /* 1 if the kernel reads its output before
+                                writing it (C += AB); 0: overwritten       */
 } rb_kernel;
 
 /* The registry (registry.c): every kernel, in display order. */
@@ -79,13 +95,18 @@ double rb_dtype_eps(rb_dtype dt);
  * -1 when a count does not fit in 64 bits. All five matmul forms share
  * these functions: their difference is measured traffic, not compulsory
  * traffic. */
-typedef struct {
+struct rb_counts {
     uint64_t flops;
     uint64_t bytes;
     uint64_t reduction; /* length of each output's sum (P) */
     uint64_t outputs;   /* number of output elements        */
-} rb_counts;
+};
 
+int rb_counts_dot(rb_shape s, size_t elsize, rb_counts *out);
+int rb_counts_matvec(rb_shape s, size_t elsize, rb_counts *out);
+int rb_counts_matmul(rb_shape s, size_t elsize, rb_counts *out);
+int rb_counts_batched(rb_shape s, size_t elsize, rb_counts *out);
+/* The count function of an operation. */
 int rb_counts_of(rb_op op, rb_shape s, size_t elsize, rb_counts *out);
 /* Human-readable formulas for `roofbench list`, with s the element size. */
 const char *rb_flops_formula(rb_op op);

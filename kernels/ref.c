@@ -1,7 +1,7 @@
 /* References: the textbook definition of each operation, one output at a
  * time, in long double so that their own rounding error is far below the
  * tolerance of the kernels they judge. Slow on purpose, and simple enough
- * to be read as the specification. */
+ * to be read as the specification. Inputs are dense row-major doubles. */
 #include <math.h>
 
 #include "ref.h"
@@ -16,38 +16,69 @@ size_t ref_out_cols(rb_op op, rb_shape s)
     return (op == RB_OP_DOT || op == RB_OP_MATVEC) ? 1 : s.m;
 }
 
-void ref_rows(rb_op op, rb_shape s, const double *a, const double *b,
-              size_t r0, size_t r1, double *val, double *absval)
+/* c = sum_k a[k] b[k]; one output, row 0. */
+void ref_dot(rb_shape s, const double *a, const double *b, size_t r0,
+             size_t r1, double *val, double *absval)
 {
-    const size_t cols = ref_out_cols(op, s);
+    if (r0 > 0 || r1 < 1)
+        return;
+    long double sum = 0.0L, abs_sum = 0.0L;
+    for (size_t k = 0; k < s.p; k++) {
+        sum += (long double)a[k] * b[k];
+        abs_sum += fabsl((long double)a[k] * b[k]);
+    }
+    val[0] = (double)sum;
+    absval[0] = (double)abs_sum;
+}
+
+/* y[i] = sum_k A[i,k] x[k]. */
+void ref_matvec(rb_shape s, const double *a, const double *b, size_t r0,
+                size_t r1, double *val, double *absval)
+{
+    for (size_t i = r0; i < r1; i++) {
+        long double sum = 0.0L, abs_sum = 0.0L;
+        for (size_t k = 0; k < s.p; k++) {
+            sum += (long double)a[i * s.p + k] * b[k];
+            abs_sum += fabsl((long double)a[i * s.p + k] * b[k]);
+        }
+        val[i] = (double)sum;
+        absval[i] = (double)abs_sum;
+    }
+}
+
+/* C[i,j] = sum_k A[i,k] B[k,j]. */
+void ref_matmul(rb_shape s, const double *a, const double *b, size_t r0,
+                size_t r1, double *val, double *absval)
+{
     for (size_t i = r0; i < r1; i++)
-        for (size_t j = 0; j < cols; j++) {
+        for (size_t j = 0; j < s.m; j++) {
             long double sum = 0.0L, abs_sum = 0.0L;
             for (size_t k = 0; k < s.p; k++) {
-                double x, y;
-                switch (op) {
-                case RB_OP_DOT:
-                    x = a[k];
-                    y = b[k];
-                    break;
-                case RB_OP_MATVEC:
-                    x = a[i * s.p + k];
-                    y = b[k];
-                    break;
-                case RB_OP_MATMUL:
-                    x = a[i * s.p + k];
-                    y = b[k * s.m + j];
-                    break;
-                default: /* batched: row i's own [P,M] matrix */
-                    x = a[i * s.p + k];
-                    y = b[(i * s.p + k) * s.m + j];
-                    break;
-                }
-                sum += (long double)x * y;
-                abs_sum += fabsl((long double)x * y);
+                const long double t = (long double)a[i * s.p + k] *
+                                      b[k * s.m + j];
+                sum += t;
+                abs_sum += fabsl(t);
             }
-            val[i * cols + j] = (double)sum;
-            absval[i * cols + j] = (double)abs_sum;
+            val[i * s.m + j] = (double)sum;
+            absval[i * s.m + j] = (double)abs_sum;
+        }
+}
+
+/* C[i,j] = sum_k A[i,k] B_i[k,j], where B_i is row i's own [P,M] matrix. */
+void ref_batched(rb_shape s, const double *a, const double *b, size_t r0,
+                 size_t r1, double *val, double *absval)
+{
+    for (size_t i = r0; i < r1; i++)
+        for (size_t j = 0; j < s.m; j++) {
+            long double sum = 0.0L, abs_sum = 0.0L;
+            for (size_t k = 0; k < s.p; k++) {
+                const long double t = (long double)a[i * s.p + k] *
+                                      b[(i * s.p + k) * s.m + j];
+                sum += t;
+                abs_sum += fabsl(t);
+            }
+            val[i * s.m + j] = (double)sum;
+            absval[i * s.m + j] = (double)abs_sum;
         }
 }
 

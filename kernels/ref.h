@@ -9,12 +9,15 @@
 size_t ref_out_rows(rb_op op, rb_shape s);
 size_t ref_out_cols(rb_op op, rb_shape s);
 
-/* Reference values of output rows [r0, r1), from dense row-major double
- * inputs (a: A or the vector a; b: B, x or the vector b), each output summed
- * in long double in the textbook order. val receives the sum and absval the
- * sum of |a||b| over the same terms, both dense [rows x cols]. */
-void ref_rows(rb_op op, rb_shape s, const double *a, const double *b,
-              size_t r0, size_t r1, double *val, double *absval);
+/* The references, one per operation (see rb_ref_fn in kernel.h). */
+void ref_dot(rb_shape s, const double *a, const double *b, size_t r0,
+             size_t r1, double *val, double *absval);
+void ref_matvec(rb_shape s, const double *a, const double *b, size_t r0,
+                size_t r1, double *val, double *absval);
+void ref_matmul(rb_shape s, const double *a, const double *b, size_t r0,
+                size_t r1, double *val, double *absval);
+void ref_batched(rb_shape s, const double *a, const double *b, size_t r0,
+                 size_t r1, double *val, double *absval);
 
 typedef struct {
     double max_err; /* max over outputs of |c - ref| / sum |a||b|         */

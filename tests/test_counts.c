@@ -1,5 +1,6 @@
 /* Analytic counts against values worked out by hand. */
 #include "../kernels/kernel.h"
+#include "../kernels/ref.h"
 #include "check.h"
 
 int main(void)
@@ -59,7 +60,9 @@ int main(void)
         if (rb_kernels[i].op != RB_OP_MATMUL)
             continue;
         rb_counts k;
-        CHECK(rb_counts_of(rb_kernels[i].op, sh, 8, &k) == 0);
+        CHECK(rb_kernels[i].counts(sh, 8, &k) == 0);
+        CHECK(rb_kernels[i].counts == rb_counts_matmul);
+        CHECK(rb_kernels[i].reference == ref_matmul);
         if (nmatmul++ == 0)
             first = k;
         CHECK_U64(k.flops, first.flops);
@@ -78,6 +81,17 @@ int main(void)
     CHECK(rb_counts_of(RB_OP_MATMUL, (rb_shape){1 << 20, 1 << 20, 1 << 20}, 8,
                        &c) == 0);
     CHECK_U64(c.flops, 1ull << 61);
+
+    /* Every kernel of an operation shares its counts and reference, and
+     * no kernel reads its output (outputs are overwritten). */
+    for (size_t i = 0; i < rb_nkernels; i++)
+        for (size_t j = 0; j < rb_nkernels; j++)
+            if (rb_kernels[i].op == rb_kernels[j].op) {
+                CHECK(rb_kernels[i].counts == rb_kernels[j].counts);
+                CHECK(rb_kernels[i].reference == rb_kernels[j].reference);
+            }
+    for (size_t i = 0; i < rb_nkernels; i++)
+        CHECK_INT(rb_kernels[i].output_read, 0);
 
     return check_status("test_counts");
 }

@@ -78,11 +78,11 @@ static void test_op(rb_op op, rb_shape s)
             dt == RB_F32 ? (((float *)b)[i] = (float)bd[i])
                          : (((double *)b)[i] = bd[i]);
         }
-        ref_rows(op, s, ad, bd, 0, rows, val, absval);
         for (size_t ki = 0; ki < rb_nkernels; ki++) {
             const rb_kernel *k = &rb_kernels[ki];
             if (k->op != op)
                 continue;
+            k->reference(s, ad, bd, 0, rows, val, absval);
             /* Library kernels thread themselves: they get the whole
              * problem; harness kernels also get 2 and 3 shares. */
             const int maxparts = k->threading == RB_SPLIT_LIBRARY ? 1 : 3;
@@ -108,7 +108,7 @@ static void test_check_catches_errors(void)
         a[i] = harness_value(SEED, 0, (uint64_t)i, RB_F64);
     for (int i = 0; i < 21; i++)
         b[i] = harness_value(SEED, 1, (uint64_t)i, RB_F64);
-    ref_rows(RB_OP_MATMUL, s, a, b, 0, 5, val, absval);
+    ref_matmul(s, a, b, 0, 5, val, absval);
     const rb_operands x = {5, 7, 3, a, 7, b, 3, c, 3};
     rb_kernel_find("matmul_row")->fn[RB_F64](&x);
     ref_result r;
@@ -132,6 +132,29 @@ static void test_check_catches_errors(void)
     CHECK(neg > 5 && pos > 5);
 }
 
+/* The references themselves, on numbers small enough to check by hand. */
+static void test_reference_by_hand(void)
+{
+    double val[4], absval[4];
+    const double a[] = {1, -2, 3};
+    const double b[] = {4, 5, -6};
+    ref_dot((rb_shape){1, 3, 1}, a, b, 0, 1, val, absval);
+    CHECK(val[0] == 4 - 10 - 18 && absval[0] == 4 + 10 + 18);
+    /* [2,3] x [3,2]: A = [1 -2 3; 4 5 6], B = [1 2; 3 4; 5 6] */
+    const double A[] = {1, -2, 3, 4, 5, 6};
+    const double B[] = {1, 2, 3, 4, 5, 6};
+    ref_matmul((rb_shape){2, 3, 2}, A, B, 0, 2, val, absval);
+    CHECK(val[0] == 1 - 6 + 15 && val[1] == 2 - 8 + 18);
+    CHECK(val[2] == 4 + 15 + 30 && val[3] == 8 + 20 + 36);
+    CHECK(absval[0] == 1 + 6 + 15);
+    ref_matvec((rb_shape){2, 3, 1}, A, b, 0, 2, val, absval);
+    CHECK(val[0] == 4 - 10 - 18 && val[1] == 16 + 25 - 36);
+    /* batched: row 0 uses B[0:3], row 1 the next [3,1] matrix */
+    const double Bb[] = {1, 3, 5, 2, 4, 6};
+    ref_batched((rb_shape){2, 3, 1}, A, Bb, 0, 2, val, absval);
+    CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -150,5 +173,6 @@ int main(void)
                 (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m});
     }
     test_check_catches_errors();
+    test_reference_by_hand();
     return check_status("test_kernels");
 }
