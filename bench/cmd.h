@@ -20,6 +20,12 @@ json_t *cmd_info_clock_json(const timer_info *t);
 /* Prints "roofbench: <msg>" on stderr and returns the exit status of code. */
 int cmd_error(int code, const char *msg);
 
+/* Parses the flags of a command that takes only --json and --help. Returns
+ * -1 to go on (with *json set), or the exit status to return now: 0 after
+ * printing help, 2 after a bad argument. */
+int cmd_parse_json_flag(int argc, char **argv, const char *name,
+                        void (*help)(void), int *json);
+
 /* Prints "roofbench: <formatted>" on stderr and returns 2 (bad input). */
 int cmd_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

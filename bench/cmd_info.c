@@ -1,7 +1,6 @@
 /* roofbench info: what this machine is, as reported by CPUID, hwloc,
  * OpenBLAS and PAPI. Text for people, --json for scripts; both come from
  * the same objects that a results file's context block holds. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,25 +143,10 @@ static void print_text(json_t *doc)
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int json = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = 1;
-        else if (c == 'h') {
-            help();
-            return 0;
-        } else
-            return cmd_bad("info: unknown option '%s' (see roofbench info "
-                           "--help)",
-                           argv[optind - 1]);
-    }
-    if (optind < argc)
-        return cmd_bad("info: unexpected argument '%s'", argv[optind]);
+    int json = 0;
+    const int status = cmd_parse_json_flag(argc, argv, "info", help, &json);
+    if (status >= 0)
+        return status;
 
     rb_err e;
     hwloc_topology_t topo;

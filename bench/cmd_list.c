@@ -1,5 +1,4 @@
 /* roofbench list: the registry as a table, or as JSON. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,26 +19,10 @@ static void help(void)
 
 int cmd_list(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int json = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = 1;
-        else if (c == 'h') {
-            help();
-            return 0;
-        } else {
-            return cmd_bad("list: unknown option '%s' (see roofbench list "
-                           "--help)",
-                           argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cmd_bad("list: unexpected argument '%s'", argv[optind]);
+    int json = 0;
+    const int status = cmd_parse_json_flag(argc, argv, "list", help, &json);
+    if (status >= 0)
+        return status;
     if (json) {
         json_t *arr = json_array();
         for (size_t i = 0; i < rb_nkernels; i++) {

@@ -1,4 +1,5 @@
 /* roofbench: measured rooflines for hand-written kernels. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,31 @@ int cmd_bad(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+int cmd_parse_json_flag(int argc, char **argv, const char *name,
+                        void (*help)(void), int *json)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j') {
+            *json = 1;
+        } else if (c == 'h') {
+            help();
+            return 0;
+        } else {
+            return cmd_bad("%s: unknown option '%s' (see roofbench %s --help)",
+                           name, argv[optind - 1], name);
+        }
+    }
+    if (optind < argc)
+        return cmd_bad("%s: unexpected argument '%s'", name, argv[optind]);
+    return -1;
 }
 
 int main(int argc, char **argv)
