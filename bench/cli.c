@@ -118,3 +118,25 @@ int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e)
     out->m = v[2];
     return RB_OK;
 }
+
+int cli_parse_range(const char *flag, const char *s, uint64_t min,
+                    uint64_t max, uint64_t *start, uint64_t *end, rb_err *e)
+{
+    char buf[128];
+    const char *colon = s ? strchr(s, ':') : NULL;
+    if (!colon || strchr(colon + 1, ':') || strlen(s) >= sizeof(buf))
+        return rb_fail(e, RB_EINPUT, "%s '%s': expected START:END, e.g. 4K:1G",
+                       flag, s ? s : "");
+    memcpy(buf, s, (size_t)(colon - s));
+    buf[colon - s] = '\0';
+    int rc = cli_parse_count(flag, buf, min, max, start, e);
+    if (!rc)
+        rc = cli_parse_count(flag, colon + 1, min, max, end, e);
+    if (rc)
+        return rc;
+    if (*end < *start)
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': an empty range (the end is below the start)",
+                       flag, s);
+    return RB_OK;
+}

@@ -18,6 +18,11 @@ int cli_parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
 int cli_parse_seconds(const char *flag, const char *s, double min, double max,
                       double *out, rb_err *e);
 
+/* "START:END": two counts with suffixes, START >= min, END <= max and
+ * START <= END. */
+int cli_parse_range(const char *flag, const char *s, uint64_t min,
+                    uint64_t max, uint64_t *start, uint64_t *end, rb_err *e);
+
 /* "N,P,M": three counts, each at least 1. */
 int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e);
 

@@ -11,6 +11,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_ceilings(int argc, char **argv);
 
 /* The facts `info` prints, as the context block every results file holds:
  * host, cpu, topology, openblas, environment, counters, clock, build. */

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "cli.h"
 #include "cmd.h"
 #include "harness.h"
 #include "host.h"
 #include "results.h"
+#include "roofline.h"
 
 #define RESULTS_ROOT "results/runs"
 
@@ -36,7 +38,10 @@ static void help(void)
         "barriers. Prints one row per\nkernel, dtype and thread count and "
         "writes results.json (context, rows, raw\nsamples) and results.csv "
         "to a new run folder. Rates come from the registry's\nanalytic "
-        "counts and the minimum time.\n\n"
+        "counts and the minimum time. Each row is also placed on the host "
+        "roofline:\nthe memory level its working set falls in, the "
+        "attainable bound\nmin(peak, intensity x that level's bandwidth), "
+        "the fraction of it achieved,\nand which roof binds.\n\n"
         "  --kernel LIST     kernels (see roofbench list), operations "
         "(matmul, batched:\n"
         "                    all their kernels) or all; comma-separated "
@@ -56,6 +61,12 @@ static void help(void)
         "  --samples N       timed samples per row, at least 3 (default 5)\n"
         "  --seed N          seed of the random inputs (default 1)\n"
         "  --quick           small default problems and --min-time 0.002\n"
+        "  --ceilings FILE   the host roofline from an earlier `roofbench "
+        "ceilings` (its\n"
+        "                    ceilings.json); without it, run measures the "
+        "roofs it needs\n"
+        "                    first (peak at the widest vector width, read "
+        "bandwidth)\n"
         "  --out DIR         results folder (default "
         "results/runs/<host>-<UTC stamp>);\n"
         "                    never one that already holds results\n"
@@ -71,6 +82,7 @@ static void help(void)
 typedef struct {
     int json;
     int printed_header;
+    const roofline *roof;
 } print_ctx;
 
 static void format_shape(const harness_row *r, char *buf, size_t len)
@@ -95,11 +107,10 @@ static void print_row(const harness_row *r, void *vctx)
         return;
     if (!ctx->printed_header) {
         printf("%-16s %-13s %-5s %-13s %3s %-7s %9s %9s %7s %10s %10s %5s "
-               "%8s %8s %7s\n",
+               "%8s %8s %7s %-8s %8s %6s %-8s\n",
                "kernel", "form", "dtype", "shape", "thr", "PUs", "FLOPs",
-               "bytes",
-               "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s", "GB/s",
-               "err/tol");
+               "bytes", "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s",
+               "GB/s", "err/tol", "level", "roof", "%roof", "binds");
         ctx->printed_header = 1;
     }
     char shape[64];
@@ -111,13 +122,21 @@ static void print_row(const harness_row *r, void *vctx)
     snprintf(pus, sizeof(pus), "%s%s", r->binding,
              r->library_threads ? "*" : "");
     printf("%-16s %-13s %-5s %-13s %3d %-7s %9.3g %9.3g %7.3g %10.4g %10.4g "
-           "%5.1f %8.3f %8.3f %7.2g\n",
+           "%5.1f %8.3f %8.3f %7.2g ",
            r->kernel->name, r->kernel->form, rb_dtype_name(r->dtype), shape,
            r->threads, pus, (double)r->counts.flops, (double)r->counts.bytes,
            (double)r->counts.flops / (double)r->counts.bytes, r->time.min,
            r->time.median, 100.0 * r->time.cv,
            (double)r->counts.flops / r->time.min / 1e9,
            (double)r->counts.bytes / r->time.min / 1e9, err);
+    roof_bound b;
+    if (ctx->roof &&
+        roofline_bound(ctx->roof, r->threads, r->dtype, r->counts.flops,
+                       r->counts.bytes, results_row_gflops(r), &b) == 0)
+        printf("%-8s %8.2f %5.1f%% %-8s\n", b.level.name, b.attainable_gflops,
+               100.0 * b.fraction, b.compute_bound ? "compute" : b.level.name);
+    else
+        printf("%-8s %8s %6s %-8s\n", "n/a", "n/a", "n/a", "n/a");
     fflush(stdout);
 }
 
@@ -218,6 +237,67 @@ static int select_threads(const char *list, int ncores, harness_plan *plan)
     return 0;
 }
 
+/* The roofs a run needs, measured before its kernels when no --ceilings
+ * file was given: clock and peak at the widest vector width for the run's
+ * dtypes, and the read sweep for its thread counts. Written to the run
+ * folder as ceilings.json, so a later run can pass it with --ceilings. */
+static int measure_roofline(hwloc_topology_t topo, const harness_plan *plan,
+                            json_t *context, const char *dir, int quiet,
+                            roofline *roof, json_t **doc, rb_err *e)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    const unsigned isa = host_isa_mask(&cpu);
+    ceilings_plan cp;
+    ceilings_plan_defaults(&cp, 1, pin_ncores(topo), isa, 0.0,
+                           (double)host_mem_available());
+    cp.nthreads = plan->nthreads;
+    for (int t = 0; t < plan->nthreads; t++)
+        cp.threads[t] = plan->threads[t];
+    cp.ndtypes = plan->ndtypes;
+    for (int d = 0; d < plan->ndtypes; d++)
+        cp.dtypes[d] = plan->dtypes[d];
+    cp.widths[0] = cp.widths[cp.nwidths - 1];
+    cp.nwidths = 1;
+    memset(cp.bw_kernels, 0, sizeof(cp.bw_kernels));
+    cp.bw_kernels[BW_READ] = 1;
+    cp.gemm_n = 0;
+    if (!quiet) {
+        printf("measuring the host roofline first (peak %u-bit, read "
+               "bandwidth %s to %s; --ceilings FILE reuses one)\n",
+               cp.widths[0], "4 KiB", "1 GiB");
+        fflush(stdout);
+    }
+    int rc = ceilings_measure(topo, &cp, &cpu, context, doc, NULL, e);
+    if (rc)
+        return rc;
+    char *text = json_dumps(*doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    rc = text ? results_write_file(dir, "ceilings.json", text, strlen(text), e)
+              : rb_fail(e, RB_EINPUT, "out of memory formatting ceilings");
+    free(text);
+    if (!rc)
+        rc = roofline_from_doc(*doc, "measured ceilings", roof, e);
+    if (rc) {
+        json_decref(*doc);
+        *doc = NULL;
+        return rc;
+    }
+    for (size_t i = 0; i < roof->nteams && !quiet; i++) {
+        const roof_team *t = &roof->teams[i];
+        printf("  roofline, %d thread%s: peak", t->threads,
+               t->threads > 1 ? "s" : "");
+        for (int d = 0; d < RB_NDTYPES; d++)
+            if (t->peak_gflops[d] > 0.0)
+                printf(" %s %.1f", rb_dtype_name((rb_dtype)d),
+                       t->peak_gflops[d]);
+        printf(" GFLOP/s;");
+        for (size_t l = 0; l < t->nlevels; l++)
+            printf(" %s %.1f GB/s%s", t->levels[l].name, t->levels[l].gbs,
+                   l + 1 < t->nlevels ? "," : "\n");
+    }
+    return RB_OK;
+}
+
 static json_t *settings_json(const harness_plan *plan, int argc, char **argv)
 {
     json_t *cmd = json_array(), *dtypes = json_array(),
@@ -245,7 +325,7 @@ static json_t *settings_json(const harness_plan *plan, int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
     enum { O_KERNEL = 256, O_DTYPE, O_THREADS, O_N, O_SHAPE, O_MINTIME,
-           O_SAMPLES, O_SEED, O_QUICK, O_OUT, O_JSON, O_HELP };
+           O_SAMPLES, O_SEED, O_QUICK, O_OUT, O_JSON, O_HELP, O_CEILINGS };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, O_KERNEL},
         {"dtype", required_argument, NULL, O_DTYPE},
@@ -259,7 +339,9 @@ int cmd_run(int argc, char **argv)
         {"out", required_argument, NULL, O_OUT},
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP},
+        {"ceilings", required_argument, NULL, O_CEILINGS},
         {NULL, 0, NULL, 0}};
+    const char *ceilings_file = NULL;
     const char *kernels = "all", *dtypes = "f32,f64", *threads = NULL,
                *n_arg = NULL, *shape_arg = NULL, *min_time_arg = NULL,
                *out = NULL;
@@ -293,6 +375,7 @@ int cmd_run(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_JSON: json = 1; break;
         case O_HELP: help(); return 0;
+        case O_CEILINGS: ceilings_file = optarg; break;
         default:
             if (optopt)
                 return cmd_bad("run: option '%s' needs a value",
@@ -367,11 +450,23 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
 
+    roofline roof;
+    json_t *ceil_doc = NULL;
+    if (ceilings_file) {
+        char host[64];
+        host_name(host, sizeof(host));
+        if ((rc = roofline_load(ceilings_file, host, &roof, &ceil_doc, &e))) {
+            hwloc_topology_destroy(topo);
+            return cmd_error(rc, e.msg);
+        }
+    }
+
     json_t *context = cmd_info_context(topo);
     const double clock_step = json_real_value(json_object_get(
         json_object_get(context, "clock"), "resolution_measured_s"));
     if (plan.min_time < 1000.0 * clock_step) {
         json_decref(context);
+        json_decref(ceil_doc);
         hwloc_topology_destroy(topo);
         return cmd_bad("--min-time %g: below 1000 steps of this clock (%g s "
                        "each)",
@@ -384,6 +479,7 @@ int cmd_run(int argc, char **argv)
 
     if ((rc = results_make_dir(RESULTS_ROOT, out, dir, sizeof(dir), &e))) {
         json_decref(context);
+        json_decref(ceil_doc);
         hwloc_topology_destroy(topo);
         return cmd_error(rc, e.msg);
     }
@@ -402,15 +498,36 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    if (ceilings_file) {
+        json_object_set_new(context, "ceilings",
+                            json_pack("{s:s, s:O}", "source", ceilings_file,
+                                      "roofline",
+                                      json_object_get(ceil_doc, "roofline")));
+    } else {
+        rc = measure_roofline(topo, &plan, context, dir, json, &roof,
+                              &ceil_doc, &e);
+        if (rc) {
+            json_decref(context);
+            hwloc_topology_destroy(topo);
+            return cmd_error(rc, e.msg);
+        }
+        json_object_set_new(context, "ceilings",
+                            json_pack("{s:s, s:O}", "source",
+                                      "measured in this run: ceilings.json",
+                                      "roofline",
+                                      json_object_get(ceil_doc, "roofline")));
+    }
+    json_decref(ceil_doc);
+
     harness_result res;
-    print_ctx pctx = {.json = json};
+    print_ctx pctx = {.json = json, .roof = &roof};
     rb_err run_err;
     const int run_rc = harness_run(topo, &plan, &res, print_row, &pctx,
                                    &run_err);
     const char *status = run_rc != RB_OK   ? "failed"
                          : res.interrupted ? "interrupted"
                                            : "complete";
-    rc = results_write_run(dir, context, &res, status,
+    rc = results_write_run(dir, context, &res, &roof, status,
                            run_rc != RB_OK ? run_err.msg : NULL, &e);
     if (json && rc == RB_OK) {
         char path[4200];

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernels/ceiling.h"
 #include "buildinfo.h"
 
 const char *const host_env_vars[] = {
@@ -84,6 +85,51 @@ void host_cpu_probe(host_cpu *c)
         for (size_t n = strlen(c->brand); n > 0 && c->brand[n - 1] == ' ';)
             c->brand[--n] = '\0';
     }
+}
+
+unsigned host_isa_mask(const host_cpu *c)
+{
+    unsigned m = 0;
+    if (c->sse2)
+        m |= RB_ISA_SSE2;
+    if (c->avx && c->os_avx)
+        m |= RB_ISA_AVX;
+    if (c->fma && c->os_avx)
+        m |= RB_ISA_FMA;
+    if (c->avx2 && c->os_avx)
+        m |= RB_ISA_AVX2;
+    if (c->avx512f && c->os_avx512)
+        m |= RB_ISA_AVX512F;
+    return m;
+}
+
+double host_os_mhz(const char **source)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+                    "r");
+    double v = 0.0;
+    if (f) {
+        if (fscanf(f, "%lf", &v) == 1 && v > 0.0) {
+            fclose(f);
+            *source = "cpufreq cpuinfo_max_freq";
+            return v / 1000.0;
+        }
+        fclose(f);
+    }
+    f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    v = 0.0;
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "cpu MHz", 7) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon)
+                v = strtod(colon + 1, NULL);
+            break;
+        }
+    if (f)
+        fclose(f);
+    *source = v > 0.0 ? "/proc/cpuinfo cpu MHz" : "none";
+    return v;
 }
 
 static uint64_t meminfo_field(const char *field)

@@ -21,6 +21,14 @@ typedef struct {
 
 void host_cpu_probe(host_cpu *c);
 
+/* The RB_ISA_* features (kernels/ceiling.h) this CPU has and the OS
+ * enables: a variant is only run when all it needs is in this mask. */
+unsigned host_isa_mask(const host_cpu *c);
+
+/* The CPU frequency the OS reports in MHz (cpufreq's maximum, else
+ * /proc/cpuinfo), or 0 when it reports none; *source says which. */
+double host_os_mhz(const char **source);
+
 /* Bytes from /proc/meminfo (MemTotal, MemAvailable); 0 when unknown. */
 uint64_t host_mem_total(void);
 uint64_t host_mem_available(void);

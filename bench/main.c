@@ -16,6 +16,8 @@ static const struct {
     {"list", cmd_list, "every kernel with its FLOP and byte formulas"},
     {"run", cmd_run,
      "verify and time kernels; write a results folder and print a table"},
+    {"ceilings", cmd_ceilings,
+     "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
 };
 
 static void usage(FILE *f)
@@ -89,7 +91,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr,
-            "roofbench: unknown command '%s' (commands: info, list, run; "
+            "roofbench: unknown command '%s' (commands: info, list, run, ceilings; "
             "see roofbench --help)\n",
             argv[1]);
     return 2;

@@ -191,12 +191,34 @@ json_t *results_num(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+
 static double rate(uint64_t count, double seconds, double unit)
 {
     return seconds > 0.0 ? (double)count / seconds / unit : NAN;
 }
 
-json_t *results_row_json(const harness_row *r)
+double results_row_gflops(const harness_row *r)
+{
+    return rate(r->counts.flops, r->time.min, 1e9);
+}
+
+/* The row's place on the host roofline, or null when the roofline has no
+ * team of its thread count. */
+static json_t *roof_json(const harness_row *r, const roofline *roof)
+{
+    roof_bound b;
+    if (!roof || roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                                r->counts.bytes, results_row_gflops(r),
+                                &b) != 0)
+        return json_null();
+    return json_pack("{s:s, s:f, s:f, s:f, s:s, s:f}", "level", b.level.name,
+                     "level_gbs", b.level.gbs, "peak_gflops", b.peak_gflops,
+                     "attainable_gflops", b.attainable_gflops, "binds",
+                     b.compute_bound ? "compute" : b.level.name,
+                     "fraction_of_attainable", b.fraction);
+}
+
+json_t *results_row_json(const harness_row *r, const roofline *roof)
 {
     json_t *samples = json_array();
     for (int i = 0; i < r->nsamples; i++)
@@ -211,7 +233,7 @@ json_t *results_row_json(const harness_row *r)
         "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
         "s:b, s:o, s:I, s:o, "
         "s:{s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o}, "
-        "s:{s:o, s:o, s:o, s:b}}",
+        "s:{s:o, s:o, s:o, s:b}, s:o}",
         "kernel", r->kernel->name, "op", rb_op_name(r->kernel->op), "form",
         r->kernel->form, "dtype", rb_dtype_name(r->dtype), "shape", "n",
         (json_int_t)r->shape.n, "p", (json_int_t)r->shape.p, "m",
@@ -232,7 +254,8 @@ json_t *results_row_json(const harness_row *r)
         "max_rel_err_before", results_num(r->check_before.max_err),
         "max_rel_err_after", results_num(r->check_after.max_err), "tolerance",
         results_num(r->check_after.tol), "passed",
-        r->check_before.passed && r->check_after.passed);
+        r->check_before.passed && r->check_after.passed, "roofline",
+        roof_json(r, roof));
 }
 
 /* Appends printf output to a growing buffer. */
@@ -271,21 +294,22 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(strbuf *b,
     }
 }
 
-char *results_csv(const harness_result *res)
+char *results_csv(const harness_result *res, const roofline *roof)
 {
     strbuf b = {0};
     sb_printf(&b, "kernel,op,form,dtype,n,p,m,threads,library_threads,"
                   "binding,flops,bytes,intensity,calls_per_sample,samples,"
                   "time_min_s,time_median_s,time_mean_s,cv,gflops_best,"
                   "gflops_median,gbytes_best,gbytes_median,verify_max_rel_err,"
-                  "verify_tolerance\n");
+                  "verify_tolerance,roof_level,roof_attainable_gflops,"
+                  "roof_binds,roof_fraction\n");
     for (size_t i = 0; i < res->nrows; i++) {
         const harness_row *r = &res->rows[i];
         const double err = fmax(r->check_before.max_err,
                                  r->check_after.max_err);
         sb_printf(&b,
                   "%s,%s,%s,%s,%zu,%zu,%zu,%d,%d,\"%s\",%llu,%llu,%.9g,%llu,"
-                  "%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.3g\n",
+                  "%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.3g,",
                   r->kernel->name, rb_op_name(r->kernel->op), r->kernel->form,
                   rb_dtype_name(r->dtype), r->shape.n, r->shape.p, r->shape.m,
                   r->threads, r->library_threads, r->binding,
@@ -299,6 +323,16 @@ char *results_csv(const harness_result *res)
                   rate(r->counts.bytes, r->time.min, 1e9),
                   rate(r->counts.bytes, r->time.median, 1e9), err,
                   r->check_after.tol);
+        roof_bound rb;
+        if (roof && roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                                   r->counts.bytes, results_row_gflops(r),
+                                   &rb) == 0)
+            sb_printf(&b, "%s,%.6g,%s,%.4g\n", rb.level.name,
+                      rb.attainable_gflops,
+                      rb.compute_bound ? "compute" : rb.level.name,
+                      rb.fraction);
+        else
+            sb_printf(&b, ",,,\n");
     }
     if (b.failed) {
         free(b.s);
@@ -308,12 +342,12 @@ char *results_csv(const harness_result *res)
 }
 
 int results_write_run(const char *dir, json_t *context,
-                      const harness_result *res, const char *status,
-                      const char *error, rb_err *e)
+                      const harness_result *res, const roofline *roof,
+                      const char *status, const char *error, rb_err *e)
 {
     json_t *rows = json_array();
     for (size_t i = 0; i < res->nrows; i++)
-        json_array_append_new(rows, results_row_json(&res->rows[i]));
+        json_array_append_new(rows, results_row_json(&res->rows[i], roof));
     json_t *doc = json_pack("{s:s, s:i, s:s, s:s?, s:O, s:o}", "schema",
                             "roofbench.run", "schema_version",
                             RESULTS_SCHEMA_VERSION, "status", status, "error",
@@ -322,7 +356,7 @@ int results_write_run(const char *dir, json_t *context,
                                                             17))
                      : NULL;
     json_decref(doc);
-    char *csv = results_csv(res);
+    char *csv = results_csv(res, roof);
     int rc = RB_OK;
     if (!text || !csv)
         rc = rb_fail(e, RB_EINPUT, "out of memory formatting results");

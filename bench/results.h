@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "harness.h"
+#include "roofline.h"
 #include "util.h"
 
 enum { RESULTS_SCHEMA_VERSION = 1 };
@@ -30,14 +31,18 @@ int results_write_file(const char *dir, const char *name, const char *data,
 /* A JSON number, or null for NaN and infinities (JSON has neither). */
 json_t *results_num(double x);
 
-json_t *results_row_json(const harness_row *row);
+/* A row as JSON; with a roofline, its bound on the host roofline. */
+json_t *results_row_json(const harness_row *row, const roofline *roof);
 /* The CSV header line and one line per row, as one string (free it). */
-char *results_csv(const harness_result *res);
+char *results_csv(const harness_result *res, const roofline *roof);
 
 /* Builds the whole document and writes results.json and results.csv. */
 int results_write_run(const char *dir, json_t *context,
-                      const harness_result *res, const char *status,
-                      const char *error, rb_err *e);
+                      const harness_result *res, const roofline *roof,
+                      const char *status, const char *error, rb_err *e);
+
+/* Best GFLOP/s of a row: analytic FLOPs over the minimum time. */
+double results_row_gflops(const harness_row *row);
 
 /* The UTC time as 2026-11-30T06:10:16Z (iso) and 20261130T061016Z. */
 void results_utc(char *iso, size_t isolen, char *stamp, size_t stamplen);

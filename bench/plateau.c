@@ -1,0 +1,144 @@
+#include "plateau.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+enum { MAX_POINTS = 1024 };
+
+/* Median of y[first..last]. */
+static double seg_median(const double *y, size_t first, size_t last)
+{
+    return stats_median(y + first, last - first + 1);
+}
+
+/* How much y[first..last] falls or rises from its first half to its second:
+ * the ratio of the larger half-median to the smaller. A slope shows in
+ * it; noise, even an outlier or two, does not. */
+static double trend(const double *y, size_t first, size_t last)
+{
+    const size_t n = last - first + 1, h = (n + 1) / 2;
+    const double a = stats_median(y + first, h);
+    const double b = stats_median(y + last + 1 - h, h);
+    return fmax(a, b) / fmin(a, b);
+}
+
+size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
+                      double merge_ratio, double past_cache_bytes,
+                      plateau *out, size_t max)
+{
+    if (n == 0 || n > MAX_POINTS || max == 0)
+        return 0;
+    /* Log bandwidth, smoothed by a running median of three so that one
+     * stray sample (a neighbour on a shared machine) cannot open a level. */
+    double raw[MAX_POINTS], y[MAX_POINTS], s1[MAX_POINTS + 1],
+        s2[MAX_POINTS + 1];
+    for (size_t i = 0; i < n; i++)
+        raw[i] = log(gbs[i] > 0.0 ? gbs[i] : 1e-30);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (i == 0 || i == n - 1) ? raw[i] : stats_median(raw + i - 1, 3);
+
+    /* Noise of the curve from successive differences: on a plateau they
+     * are pure noise (sqrt(2) sigma), and steps are rare enough that the
+     * median ignores them. */
+    double d[MAX_POINTS];
+    for (size_t i = 1; i < n; i++)
+        d[i - 1] = fabs(y[i] - y[i - 1]);
+    const double sigma =
+        n > 2 ? 1.4826 * stats_median(d, n - 1) / sqrt(2.0) : 0.05;
+    /* A new segment must pay for itself: several points' worth of noise,
+     * and never less than a 5% step over a few points would. */
+    const double penalty = fmax(8.0 * sigma * sigma * log((double)n + 1.0),
+                                4.0 * 0.05 * 0.05);
+
+    s1[0] = s2[0] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        s1[i + 1] = s1[i] + y[i];
+        s2[i + 1] = s2[i] + y[i] * y[i];
+    }
+    /* best[j]: least cost of segmenting points [0, j); cut[j]: where the
+     * last segment of that segmentation starts. */
+    double best[MAX_POINTS + 1];
+    size_t cut[MAX_POINTS + 1];
+    best[0] = 0.0;
+    for (size_t j = 1; j <= n; j++) {
+        best[j] = INFINITY;
+        for (size_t i = 0; i < j; i++) {
+            const double m = (double)(j - i);
+            const double sum = s1[j] - s1[i];
+            const double sse = (s2[j] - s2[i]) - sum * sum / m;
+            const double c = best[i] + sse + penalty;
+            if (c < best[j]) {
+                best[j] = c;
+                cut[j] = i;
+            }
+        }
+    }
+    /* Walk back to the segments, in order. */
+    size_t starts[MAX_POINTS], nseg = 0;
+    for (size_t j = n; j > 0; j = cut[j])
+        starts[nseg++] = cut[j];
+    plateau seg[MAX_POINTS];
+    for (size_t k = 0; k < nseg; k++) {
+        const size_t first = starts[nseg - 1 - k];
+        const size_t last = (k + 1 < nseg ? starts[nseg - 2 - k] : n) - 1;
+        seg[k].first = first;
+        seg[k].last = last;
+    }
+
+    /* Levels are the segments of at least 3 points that span at least a
+     * factor 2 of working set and are flat: a stretch whose second half
+     * differs from its first by more than 20% is a transition, however the
+     * segmentation cut it. */
+    size_t ns = 0;
+    for (size_t k = 0; k < nseg; k++)
+        if (seg[k].last - seg[k].first + 1 >= 3 &&
+            bytes[seg[k].last] >= 2.0 * bytes[seg[k].first] &&
+            trend(gbs, seg[k].first, seg[k].last) <= 1.2)
+            seg[ns++] = seg[k];
+
+    /* Neighbouring levels that differ by less than merge_ratio are one
+     * level that drifted, and a level faster than the one before it is
+     * noise in the slower one (bandwidth only falls as the working set
+     * grows); both are merged, across any transition between them. A slow
+     * first level followed by a faster one is start-up overhead. */
+    size_t np = 0;
+    for (size_t k = 0; k < ns && np < max; k++) {
+        plateau p = seg[k];
+        p.gbs = seg_median(gbs, p.first, p.last);
+        if (np > 0) {
+            plateau *prev = &out[np - 1];
+            if (p.gbs > prev->gbs && np == 1 && prev->first == seg[0].first &&
+                p.gbs > prev->gbs * merge_ratio) {
+                np = 0; /* slow start: drop it */
+            } else if (fmax(p.gbs, prev->gbs) / fmin(p.gbs, prev->gbs) <
+                           merge_ratio ||
+                       p.gbs > prev->gbs) {
+                prev->last = p.last;
+                prev->gbs = seg_median(gbs, prev->first, prev->last);
+                continue;
+            }
+        }
+        out[np++] = p;
+    }
+    for (size_t k = 0; k < np; k++) {
+        out[k].first_bytes = bytes[out[k].first];
+        out[k].last_bytes = bytes[out[k].last];
+        out[k].next_bytes = out[k].last + 1 < n ? bytes[out[k].last + 1] : 0.0;
+    }
+    /* DRAM: the last level of a sweep that went past every cache, once
+     * its plateau reaches well beyond the caches too. */
+    const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
+                     out[np - 1].last_bytes >= past_cache_bytes / 8.0;
+    for (size_t k = 0; k < np; k++) {
+        if (dram && k == np - 1)
+            snprintf(out[k].name, sizeof(out[k].name), "DRAM");
+        else
+            snprintf(out[k].name, sizeof(out[k].name), "L%u",
+                     (unsigned)(k + 1) % 100u);
+    }
+    return np;
+}

@@ -1,0 +1,38 @@
+/* Finding the memory levels in a bandwidth curve: the flat stretches
+ * (plateaus) of bandwidth against working-set size, one per level that
+ * holds the working set (L1, L2, L3, DRAM). */
+#ifndef ROOFBENCH_PLATEAU_H
+#define ROOFBENCH_PLATEAU_H
+
+#include <stddef.h>
+
+typedef struct {
+    size_t first, last;   /* indices of the first and last point          */
+    double gbs;           /* median bandwidth of its points               */
+    double first_bytes;   /* working set at the first point               */
+    double last_bytes;    /* working set at the last point: the level ends
+                             between here and the next point's size       */
+    double next_bytes;    /* size of the point after it, 0 if none        */
+    char name[8];         /* L1, L2, L3, ..., DRAM                        */
+} plateau;
+
+/* Finds the plateaus of a curve sampled at increasing sizes. The curve is
+ * smoothed by a running median of three and split into segments of
+ * near-constant log bandwidth by dynamic programming (least squares plus a
+ * penalty per segment scaled to the noise, estimated from successive
+ * differences). Segments of fewer than 3 points, spanning less than a
+ * factor 2 of working set, or whose second half's median bandwidth
+ * differs from the first half's by more than 20% (a slope), are
+ * transitions.
+ * Neighbouring levels within merge_ratio of each other, or where the
+ * larger working set is faster, are merged; a slow first level followed by
+ * a faster one is start-up overhead and dropped. The last plateau is named
+ * DRAM when the curve reaches past_cache_bytes (a size beyond every cache)
+ * and the plateau reaches past an eighth of it; the others are L1, L2, ...
+ * in order. Returns the
+ * number of plateaus written (at most max). */
+size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
+                      double merge_ratio, double past_cache_bytes,
+                      plateau *out, size_t max);
+
+#endif

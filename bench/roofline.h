@@ -1,0 +1,65 @@
+/* The host roofline read from a ceilings document (measured in the same
+ * run or loaded from an earlier run's ceilings.json), and the bound it sets
+ * for a kernel point: min(peak, intensity x bandwidth of the level its
+ * working set falls in). */
+#ifndef ROOFBENCH_ROOFLINE_H
+#define ROOFBENCH_ROOFLINE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+#include "util.h"
+
+enum { ROOF_MAX_TEAMS = 16, ROOF_MAX_LEVELS = 8, ROOF_MAX_POINTS = 256 };
+
+typedef struct {
+    char name[16];
+    double gbs;
+    double starts_bytes; /* working set (all threads) of its first point */
+    double ends_bytes;   /* and of its last                             */
+} roof_level;
+
+typedef struct {
+    int threads;
+    double peak_gflops[RB_NDTYPES]; /* 0 when not measured */
+    roof_level levels[ROOF_MAX_LEVELS];
+    size_t nlevels;
+    double curve_bytes[ROOF_MAX_POINTS]; /* the read curve itself         */
+    double curve_gbs[ROOF_MAX_POINTS];
+    size_t npoints;
+} roof_team;
+
+typedef struct {
+    char host[64];
+    roof_team teams[ROOF_MAX_TEAMS];
+    size_t nteams;
+} roofline;
+
+/* From a ceilings document; checks its schema and version. */
+int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
+                      rb_err *e);
+
+/* Loads a ceilings.json given with --ceilings: it must exist, parse, be a
+ * ceilings document of this schema version, and come from host. The
+ * document is returned too (for the results context). */
+int roofline_load(const char *path, const char *host, roofline *r,
+                  json_t **doc, rb_err *e);
+
+typedef struct {
+    roof_level level;          /* where the working set falls; between two
+                                  plateaus "L3>DRAM" with the bandwidth the
+                                  curve shows at that size                 */
+    double peak_gflops;
+    double attainable_gflops;  /* min(peak, intensity x level bandwidth)  */
+    int compute_bound;         /* 1: the peak binds; 0: the level's roof  */
+    double fraction;           /* measured / attainable                   */
+} roof_bound;
+
+/* The bound of a point with the given counts on a team of threads, or -1
+ * when the roofline has no team of that size or no peak for the dtype. */
+int roofline_bound(const roofline *r, int threads, rb_dtype dt,
+                   uint64_t flops, uint64_t bytes, double measured_gflops,
+                   roof_bound *out);
+
+#endif

@@ -1,0 +1,35 @@
+# Bandwidth (best sample) against working-set size, one line per kernel and
+# thread count,
+# with the memory levels found in each read curve drawn as bars at their
+# plateau bandwidth. roofbench ceilings writes this script beside
+# bandwidth.csv and levels.csv in its run folder and runs it there:
+#   gnuplot -e "threads='1 2'" plot-bandwidth.gp
+# It writes bandwidth.png and bandwidth.svg.
+if (!exists("threads")) threads = "1"
+set datafile separator ","
+set logscale x 2
+set logscale y 10
+set xlabel "working set (bytes, all threads)"
+set ylabel "bandwidth (GB/s)"
+set format x "%.0b%B"
+set grid xtics ytics mxtics
+set key outside right top
+set title "Measured bandwidth by working-set size"
+
+kernels = "read write copy triad"
+do for [fmt in "png svg"] {
+  if (fmt eq "png") { set terminal pngcairo size 1400,800 noenhanced } \
+  else { set terminal svg size 1400,800 dynamic noenhanced }
+  set output "bandwidth." . fmt
+  plot for [k in kernels] for [t in threads] "bandwidth.csv" \
+         using (strcol(1) eq k && $2 == t ? $3 : NaN):5 skip 1 \
+         with linespoints pointsize 0.6 title sprintf("%s, %s thread(s)", k, t), \
+       for [t in threads] "levels.csv" \
+         using (strcol(1) eq "read" && $2 == t ? $5 : NaN):4:($6 - $5):(0) skip 1 \
+         with vectors nohead linewidth 5 linecolor rgb "#80404040" notitle, \
+       for [t in threads] "levels.csv" \
+         using (strcol(1) eq "read" && $2 == t ? sqrt($5 * $6) : NaN):($4 * 1.12): \
+               (sprintf("%s %.0f GB/s", strcol(3), $4)) skip 1 \
+         with labels font ",9" notitle
+  unset output
+}
