@@ -119,6 +119,7 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
     /* From a few KiB (inside any L1) to well past the last cache: at least
      * 1 GiB, the brief's floor for DRAM, and 8x what hwloc reports. */
     plan->size_min = 4096.0;
+    plan->past_cache_bytes = fmax(1024.0 * 1024 * 1024, 4.0 * llc_bytes);
     plan->size_max = fmax(1024.0 * 1024 * 1024, 8.0 * llc_bytes);
     if (mem_avail > 0.0 && plan->size_max > mem_avail / 3.0)
         plan->size_max = mem_avail / 3.0;
@@ -224,12 +225,15 @@ static int measure_clock(pool *team, int nt, const ceilings_plan *plan,
         g[i] = 64.0 * (double)c.reps / sec[i] / 1e9;
         json_array_append_new(samples, json_real(g[i]));
     }
-    *ghz = stats_median(g, (size_t)plan->samples);
+    /* The best sample, as for every roof: a neighbour on a shared machine
+     * can only slow a sample down. */
+    *ghz = max_of(g, plan->samples);
     *out = json_pack("{s:i, s:f, s:f, s:o, s:s}", "threads", nt, "ghz", *ghz,
-                     "ghz_max", max_of(g, plan->samples), "samples_ghz",
-                     samples, "method",
+                     "ghz_median", stats_median(g, (size_t)plan->samples),
+                     "samples_ghz", samples, "method",
                      "64 dependent integer adds per iteration, one cycle "
-                     "each, on every thread at once");
+                     "each, on every thread at once; ghz is the best "
+                     "sample");
     return RB_OK;
 }
 
@@ -502,53 +506,63 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
         }
     pool_run(team, job_bw_fill, c);
 
-    json_t *points = json_array();
-    double bytes[CEIL_MAX_POINTS], best[CEIL_MAX_POINTS];
-    size_t np = 0;
-    int rc = RB_OK;
-    size_t last_n = 0;
-    /* Geometric steps from size_min, and size_max itself as the last. */
-    int last_point = 0;
-    for (double ws = plan->size_min; !last_point && np < CEIL_MAX_POINTS;
-         ws *= plan->factor) {
-        if (ws * plan->factor > plan->size_max * 1.0001) {
-            ws = plan->size_max;
-            last_point = 1;
-        }
-        size_t n = (size_t)(ws / per_elem) / RB_STREAM_BLOCK * RB_STREAM_BLOCK;
+    /* The points: geometric steps from size_min, and size_max itself as the
+     * last; elements per stream per thread in whole blocks. */
+    size_t elems[CEIL_MAX_POINTS], np = 0;
+    for (double ws = plan->size_min; np < CEIL_MAX_POINTS; ws *= plan->factor) {
+        const int last = ws * plan->factor > plan->size_max * 1.0001;
+        size_t n = (size_t)((last ? plan->size_max : ws) / per_elem) /
+                   RB_STREAM_BLOCK * RB_STREAM_BLOCK;
         if (n < RB_STREAM_BLOCK)
             n = RB_STREAM_BLOCK;
-        if (n == last_n)
-            continue;
-        last_n = n;
-        c->n = n;
-        c->write_value = (double)np + 0.5;
-        const double actual = per_elem * (double)n;
-        c->reps = (uint64_t)fmax(1.0, round(plan->bw_target_bytes / actual));
-        pool_run(team, job_bw_poison, c);
-        double sec[64], gbs[64];
-        pool_run(team, job_bw, c); /* warm-up, discarded */
-        for (int i = 0; i < plan->samples; i++)
-            sec[i] = pool_run(team, job_bw, c);
-        rc = bw_verify(c, nt, e);
-        if (rc)
+        if (np == 0 || n != elems[np - 1])
+            elems[np++] = n;
+        if (last)
             break;
-        json_t *samples = json_array();
-        for (int i = 0; i < plan->samples; i++) {
-            gbs[i] = actual * (double)c->reps / sec[i] / 1e9;
-            json_array_append_new(samples, json_real(gbs[i]));
+    }
+
+    /* CEIL_PASSES sweeps, the odd ones backwards, each taking its share of
+     * the samples: a neighbour that slows this machine for a few seconds
+     * then costs one pass over some points, not the curve. */
+    const int per_pass = (plan->samples + CEIL_PASSES - 1) / CEIL_PASSES;
+    const int nsamples = per_pass * CEIL_PASSES;
+    double(*gbs)[CEIL_PASSES * 64] = calloc(np, sizeof(*gbs));
+    int rc = gbs ? RB_OK : rb_fail(e, RB_EINPUT, "out of memory");
+    for (int pass = 0; pass < CEIL_PASSES && !rc; pass++)
+        for (size_t j = 0; j < np && !rc; j++) {
+            const size_t p = pass % 2 ? np - 1 - j : j;
+            c->n = elems[p];
+            c->write_value = (double)(pass * CEIL_MAX_POINTS + p) + 0.5;
+            const double actual = per_elem * (double)c->n;
+            c->reps =
+                (uint64_t)fmax(1.0, round(plan->bw_target_bytes / actual));
+            pool_run(team, job_bw_poison, c);
+            pool_run(team, job_bw, c); /* warm-up, discarded */
+            for (int i = 0; i < per_pass; i++)
+                gbs[p][pass * per_pass + i] =
+                    actual * (double)c->reps / pool_run(team, job_bw, c) / 1e9;
+            rc = bw_verify(c, nt, e);
         }
-        bytes[np] = actual;
-        best[np] = max_of(gbs, plan->samples);
+
+    json_t *points = json_array();
+    double bytes[CEIL_MAX_POINTS], best[CEIL_MAX_POINTS];
+    for (size_t p = 0; p < np && !rc; p++) {
+        bytes[p] = per_elem * (double)elems[p];
+        best[p] = max_of(gbs[p], nsamples);
+        json_t *samples = json_array();
+        for (int i = 0; i < nsamples; i++)
+            json_array_append_new(samples, json_real(gbs[p][i]));
         json_array_append_new(
             points,
-            json_pack("{s:f, s:f, s:f, s:f, s:I, s:o}", "bytes", actual,
-                      "bytes_per_thread", actual / nt, "gbs",
-                      stats_median(gbs, (size_t)plan->samples), "gbs_best",
-                      best[np], "passes", (json_int_t)c->reps, "samples_gbs",
-                      samples));
-        np++;
+            json_pack("{s:f, s:f, s:f, s:f, s:I, s:o}", "bytes", bytes[p],
+                      "bytes_per_thread", bytes[p] / nt, "gbs",
+                      stats_median(gbs[p], (size_t)nsamples), "gbs_best",
+                      best[p], "passes_per_sample",
+                      (json_int_t)fmax(1.0, round(plan->bw_target_bytes /
+                                                  bytes[p])),
+                      "samples_gbs", samples));
     }
+    free(gbs);
     for (int t = 0; t < nt; t++)
         for (int s = 0; s < streams; s++)
             c->buf[t][s] -= (size_t)s * 24;
@@ -562,13 +576,14 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
     /* Levels from the best sample of each point: a roof is the most the
      * machine delivered, and on a shared machine a slow sample is more
      * often a neighbour than the memory (median and samples stay in the
-     * points). The last plateau is DRAM when it runs to the end of a sweep
-     * that reached at least 1 GiB (the plan makes the end past every
-     * cache). */
+     * points). The last plateau is DRAM when the sweep went past every
+     * cache (plan->past_cache_bytes). */
     plateau lv[CEIL_MAX_LEVELS];
-    const size_t nl = plateau_detect(bytes, best, np, 1.10,
-                                     fmin(plan->size_max, 1073741824.0) * 0.99,
-                                     lv, CEIL_MAX_LEVELS);
+    /* Steps below 12% are drift within a level; a sweep that ends within
+     * a block of past_cache_bytes has reached it. */
+    const size_t nl = plateau_detect(bytes, best, np, 1.12,
+                                     plan->past_cache_bytes * 0.99, lv,
+                                     CEIL_MAX_LEVELS);
     json_t *levels = json_array();
     for (size_t i = 0; i < nl; i++)
         json_array_append_new(

@@ -20,6 +20,7 @@ enum {
     CEIL_MAX_WIDTHS = 4,
     CEIL_MAX_POINTS = 256,
     CEIL_MAX_LEVELS = 8,
+    CEIL_PASSES = 2,
     CEILINGS_SCHEMA_VERSION = 1
 };
 
@@ -39,6 +40,10 @@ typedef struct {
     int bw_kernels[BW_NKERNELS];      /* which bandwidth kernels to sweep  */
     unsigned bw_width;                /* vector width of the sweep         */
     double size_min, size_max;        /* working set, all threads, bytes   */
+    double past_cache_bytes;          /* a working set past every cache:
+                                         max(1 GiB, 4x the caches hwloc
+                                         reports); DRAM is named only when
+                                         the sweep reaches it              */
     double factor;                    /* geometric step of the sweep       */
     double bw_target_bytes;           /* traffic per sample, about         */
     double min_time;                  /* seconds per peak/clock sample     */

@@ -15,6 +15,9 @@
 
 static const char *roofbench;
 static char workdir[] = "/tmp/roofbench-cli-XXXXXX";
+/* A small ceilings measurement made once, outside workdir, for runs. */
+static char ceildir[] = "/tmp/roofbench-ceil-XXXXXX";
+static char ceilfile[600];
 
 typedef struct {
     int status;       /* exit status, or 128 + signal */
@@ -143,6 +146,23 @@ static const cli_case cases[] = {
     {{"run", "--quick", "--kernel", "dot", "--out", "/dev/null/x"},
      2,
      "--out '/dev/null/x'"},
+    {{"run", "--quick", "--ceilings", "/nonexistent/ceilings.json"},
+     2,
+     "--ceilings '/nonexistent/ceilings.json': No such file"},
+    {{"run", "--quick", "--ceilings", "/etc/hostname"}, 2, "not JSON"},
+    {{"ceilings", "--help"}, 0, "usage: roofbench ceilings"},
+    {{"ceilings", "--size", "1M:4K"}, 2, "--size '1M:4K': an empty range"},
+    {{"ceilings", "--size", "4K"}, 2, "expected START:END"},
+    {{"ceilings", "--size", "4K:100000G"}, 2, "do not fit"},
+    {{"ceilings", "--kernel", "stream"}, 2, "--kernel 'stream': unknown"},
+    {{"ceilings", "--width", "1024"}, 2, "--width '1024': unknown vector"},
+    {{"ceilings", "--width", "12x"}, 2, "--width '12x': unknown vector"},
+    {{"ceilings", "--bw-width", "64"}, 2, "--bw-width 64: unknown"},
+    {{"ceilings", "--threads", "0"}, 2, "--threads 0: must be between 1"},
+    {{"ceilings", "--factor", "1"}, 2, "--factor '1': out of range"},
+    {{"ceilings", "--samples", "2"}, 2, "--samples '2': too small"},
+    {{"ceilings", "--dtype", "bf16"}, 2, "--dtype 'bf16': unknown"},
+    {{"ceilings", "extra"}, 2, "unexpected argument 'extra'"},
 };
 
 static void test_bad_input(void)
@@ -187,10 +207,11 @@ static void test_run_files(void)
     snprintf(out, sizeof(out), "%s/r1", workdir);
     snprintf(json, sizeof(json), "%s/results.json", out);
     snprintf(csv, sizeof(csv), "%s/results.csv", out);
-    const char *args[] = {"run",     "--quick", "--kernel",
-                          "dot,matmul_blocked,matmul_openblas", "--dtype",
-                          "f64",     "--threads", "1",
-                          "--out",   out,       NULL};
+    const char *args[] = {"run",      "--quick",   "--kernel",
+                          "dot,matmul_blocked,matmul_openblas",
+                          "--dtype",  "f64",       "--threads",
+                          "1",        "--ceilings", ceilfile,
+                          "--out",    out,         NULL};
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
@@ -226,7 +247,14 @@ static void test_run_files(void)
             json_object_get(json_object_get(row, "verify"), "passed")));
         CHECK(json_real_value(json_object_get(json_object_get(row, "time_s"),
                                               "min")) > 0.0);
+        /* each row sits on the host roofline of the ceilings file */
+        json_t *roof = json_object_get(row, "roofline");
+        CHECK(json_is_object(roof));
+        CHECK(json_real_value(json_object_get(roof, "attainable_gflops")) >
+              0.0);
+        CHECK(json_string_value(json_object_get(roof, "binds")) != NULL);
     }
+    CHECK_STR_HAS(jstr(ctx, "ceilings", "source"), ceilfile);
     json_decref(doc);
     char text[8192];
     slurp(csv, text, sizeof(text));
@@ -245,8 +273,9 @@ static void test_run_files(void)
     CHECK(strcmp(before, after) == 0);
 
     /* Default folders: two runs, two new folders under results/runs. */
-    const char *quick[] = {"run", "--quick", "--kernel", "dot", "--dtype",
-                           "f32", "--threads", "1", NULL};
+    const char *quick[] = {"run",     "--quick", "--kernel",   "dot",
+                           "--dtype", "f32",     "--threads",  "1",
+                           "--ceilings", ceilfile, NULL};
     run(workdir, quick, &r);
     CHECK_INT(r.status, 0);
     run(workdir, quick, &r);
@@ -263,12 +292,12 @@ static void test_interrupt(void)
     snprintf(json, sizeof(json), "%s/results.json", out);
     /* dot finishes in about a second; matmul_naive at n = 700 then needs
      * many seconds, and the interrupt lands inside it. */
-    const char *args[] = {"run",      "--kernel", "dot,matmul_naive",
-                          "--n",      "700",      "--dtype",
-                          "f64",      "--threads", "1",
-                          "--samples", "40",      "--min-time",
-                          "0.02",     "--out",    out,
-                          NULL};
+    const char *args[] = {"run",       "--kernel",   "dot,matmul_naive",
+                          "--n",       "700",        "--dtype",
+                          "f64",       "--threads",  "1",
+                          "--samples", "40",         "--min-time",
+                          "0.02",      "--ceilings", ceilfile,
+                          "--out",     out,          NULL};
     const pid_t pid = start(workdir, args);
     snprintf(path, sizeof(path), "%s/.stdout", workdir);
     char text[8192];
@@ -296,22 +325,92 @@ static void test_interrupt(void)
     json_decref(doc);
 }
 
+/* The ceilings command: a small measurement whose document is complete
+ * and whose kernels all passed their checks; then --ceilings files that
+ * are of another schema, version or host are refused. */
+static void test_ceilings(void)
+{
+    const char *args[] = {"ceilings", "--quick",   "--kernel", "read,triad",
+                          "--size",   "4K:1M",     "--gemm-n", "256",
+                          "--threads", "1",        "--out",    ceildir,
+                          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "host roofline, 1 thread");
+    snprintf(ceilfile, sizeof(ceilfile), "%s/ceilings.json", ceildir);
+    json_t *doc = load_json(ceilfile);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "schema", NULL), "roofbench.ceilings");
+    CHECK(json_array_size(json_object_get(doc, "peak")) >= 4);
+    CHECK_INT(json_array_size(json_object_get(doc, "bandwidth")), 2);
+    CHECK_INT(json_array_size(json_object_get(doc, "gemm")), 2);
+    json_t *roof = json_array_get(json_object_get(doc, "roofline"), 0);
+    CHECK(json_array_size(json_object_get(roof, "levels")) >= 1);
+    size_t i;
+    json_t *pk;
+    json_array_foreach(json_object_get(doc, "peak"), i, pk)
+    {
+        CHECK(json_real_value(json_object_get(pk, "gflops")) > 0.0);
+        CHECK(json_real_value(json_object_get(pk, "ratio_to_theoretical")) >
+              0.0);
+    }
+    char path[700];
+    snprintf(path, sizeof(path), "%s/bandwidth.csv", ceildir);
+    CHECK(access(path, R_OK) == 0);
+    snprintf(path, sizeof(path), "%s/bandwidth.png", ceildir);
+    if (access(path, R_OK) != 0)
+        CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
+
+    /* Doctored copies: another version, another host, another schema. */
+    static const char *const edits[][3] = {
+        {"schema_version", "2", "schema version 2"},
+        {"host", "\"elsewhere\"", "measured on host 'elsewhere'"},
+        {"schema", "\"roofbench.run\"", "not a roofbench ceilings file"}};
+    for (int k = 0; k < 3 && doc; k++) {
+        json_t *copy = json_deep_copy(doc);
+        json_t *val = json_loads(edits[k][1], JSON_DECODE_ANY, NULL);
+        if (k == 1)
+            json_object_set_new(json_object_get(copy, "context"), "host", val);
+        else
+            json_object_set_new(copy, edits[k][0], val);
+        char bad[700];
+        snprintf(bad, sizeof(bad), "%s/bad%d.json", ceildir, k);
+        json_dump_file(copy, bad, 0);
+        json_decref(copy);
+        const char *bargs[] = {"run", "--quick", "--kernel", "dot",
+                               "--ceilings", bad, NULL};
+        run(workdir, bargs, &r);
+        CHECK_INT(r.status, 2);
+        CHECK_STR_HAS(r.err, edits[k][2]);
+        CHECK_INT(count_entries(workdir), 0);
+    }
+    json_decref(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: test_cli PATH-TO-ROOFBENCH\n");
         return 2;
     }
-    roofbench = argv[1];
-    if (!mkdtemp(workdir)) {
+    /* The tool runs from a temporary folder: make its path absolute. */
+    static char exe[4096];
+    if (!realpath(argv[1], exe)) {
+        perror(argv[1]);
+        return 1;
+    }
+    roofbench = exe;
+    if (!mkdtemp(workdir) || !mkdtemp(ceildir)) {
         perror("mkdtemp");
         return 1;
     }
     test_bad_input();
+    test_ceilings();
     test_run_files();
     test_interrupt();
     char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", workdir);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", workdir, ceildir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", workdir);
     return check_status("test_cli");

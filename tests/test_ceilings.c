@@ -1,0 +1,296 @@
+/* Ceilings: plateau detection on synthetic bandwidth curves with known
+ * levels and noise, theoretical-peak arithmetic, ISA selection that never
+ * picks an unsupported path, and every ceiling kernel this CPU can run
+ * checked against its closed form. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../bench/ceilings.h"
+#include "../bench/host.h"
+#include "../bench/plateau.h"
+#include "check.h"
+
+typedef struct {
+    double end; /* last working set the level holds; INFINITY for DRAM */
+    double gbs;
+} level;
+
+static double noise(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*state >> 11) * 0x1p-53 * 2.0 - 1.0; /* [-1, 1) */
+}
+
+/* bandwidth at ws: the level that holds it; with blend > 1 the step to
+ * the next level is spread geometrically over [end, end * blend]. */
+static double truth(const level *lv, size_t nl, double ws, double blend)
+{
+    for (size_t i = 0; i < nl; i++) {
+        if (ws <= lv[i].end)
+            return lv[i].gbs;
+        if (i + 1 < nl && blend > 1.0 && ws < lv[i].end * blend) {
+            const double f = log(ws / lv[i].end) / log(blend);
+            return exp(log(lv[i].gbs) + f * (log(lv[i + 1].gbs) -
+                                             log(lv[i].gbs)));
+        }
+    }
+    return lv[nl - 1].gbs;
+}
+
+static size_t curve(const level *lv, size_t nl, double max, double amp,
+                    double blend, uint64_t seed, double *x, double *y)
+{
+    /* as the sweep does: steps of 1.25 from 4 KiB, and max as the last */
+    size_t n = 0;
+    for (double ws = 4096; n < 256; ws *= 1.25) {
+        const int last = ws * 1.25 > max * 1.0001;
+        x[n] = last ? max : ws;
+        y[n] = truth(lv, nl, x[n], blend) * (1.0 + amp * noise(&seed));
+        n++;
+        if (last)
+            break;
+    }
+    return n;
+}
+
+static const level hier[] = {{32 * 1024.0, 200.0},
+                             {1024 * 1024.0, 100.0},
+                             {32 * 1024 * 1024.0, 60.0},
+                             {INFINITY, 20.0}};
+static const char *const names[] = {"L1", "L2", "L3", "DRAM"};
+
+static void expect_levels(const plateau *p, size_t np, const level *lv,
+                          size_t nl, double tol, const char *what)
+{
+    CHECK_INT(np, nl);
+    if (np != nl) {
+        fprintf(stderr, "  %s: found", what);
+        for (size_t i = 0; i < np; i++)
+            fprintf(stderr, " %s %.1f [%.0f, %.0f]", p[i].name, p[i].gbs,
+                    p[i].first_bytes, p[i].last_bytes);
+        fprintf(stderr, "\n");
+        return;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        CHECK_STR_HAS(p[i].name, names[i]);
+        CHECK(fabs(p[i].gbs / lv[i].gbs - 1.0) <= tol);
+        if (isfinite(lv[i].end)) {
+            /* the true end lies between the last point of the plateau and
+             * the first point of the next level */
+            CHECK(p[i].last_bytes <= lv[i].end);
+            CHECK(p[i + 1].first_bytes > lv[i].end);
+        }
+    }
+}
+
+static void test_plateaus(void)
+{
+    double x[256], y[256];
+    plateau p[8];
+    const double gib = 1024.0 * 1024 * 1024;
+
+    /* sharp steps, 3% noise */
+    size_t n = curve(hier, 4, gib, 0.03, 1.0, 1, x, y);
+    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    expect_levels(p, np, hier, 4, 0.04, "sharp, 3%");
+
+    /* 8% noise, several seeds */
+    for (uint64_t seed = 2; seed < 12; seed++) {
+        n = curve(hier, 4, gib, 0.08, 1.0, seed, x, y);
+        np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+        expect_levels(p, np, hier, 4, 0.08, "sharp, 8%");
+    }
+
+    /* transitions spread over a factor 2 of working set */
+    n = curve(hier, 4, gib, 0.03, 2.0, 3, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    CHECK_INT(np, 4);
+    for (size_t i = 0; i < np && np == 4; i++) {
+        CHECK_STR_HAS(p[i].name, names[i]);
+        CHECK(fabs(p[i].gbs / hier[i].gbs - 1.0) <= 0.05);
+    }
+
+    /* a slow start (call overhead on tiny arrays) is not a level */
+    n = curve(hier, 4, gib, 0.02, 1.0, 4, x, y);
+    y[0] *= 0.5;
+    y[1] *= 0.55;
+    y[2] *= 0.6;
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    CHECK_INT(np, 4);
+    if (np == 4)
+        CHECK(fabs(p[0].gbs / 200.0 - 1.0) <= 0.04);
+
+    /* one stray sample inside L2 opens no level */
+    n = curve(hier, 4, gib, 0.02, 1.0, 5, x, y);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 200e3) {
+            y[i] *= 2.0;
+            break;
+        }
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    expect_levels(p, np, hier, 4, 0.04, "one outlier");
+
+    /* a sweep that stops inside L3 names no DRAM */
+    n = curve(hier, 4, 16 * 1024 * 1024.0, 0.02, 1.0, 6, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    CHECK_INT(np, 3);
+    if (np == 3)
+        CHECK_STR_HAS(p[2].name, "L3");
+
+    /* a small step (100 -> 86 GB/s) between L2 and L3 is still a step */
+    const level close[] = {{32 * 1024.0, 200.0},
+                           {1024 * 1024.0, 100.0},
+                           {16 * 1024 * 1024.0, 86.0},
+                           {INFINITY, 20.0}};
+    n = curve(close, 4, gib, 0.02, 1.0, 7, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, p, 8);
+    expect_levels(p, np, close, 4, 0.04, "small step");
+
+    /* a flat curve is one level; an empty one none */
+    const level flat[] = {{INFINITY, 50.0}};
+    n = curve(flat, 1, 1024 * 1024.0, 0.02, 1.0, 8, x, y);
+    CHECK_INT(plateau_detect(x, y, n, 1.10, gib, p, 8), 1);
+    CHECK_INT(plateau_detect(x, y, 0, 1.10, gib, p, 8), 0);
+}
+
+static void test_theory(void)
+{
+    /* 2 cores x 3.5 GHz x 8 f64 lanes x 2 (FMA) x 2 pipes = 224 GFLOP/s */
+    CHECK(fabs(ceilings_theoretical_gflops(2, 3.5, 8, 2) - 224.0) < 1e-9);
+    /* 1 core x 3.6 GHz x 16 f32 lanes x 2 x 1 pipe = 115.2 */
+    CHECK(fabs(ceilings_theoretical_gflops(1, 3.6, 16, 1) - 115.2) < 1e-9);
+
+    host_cpu zen4 = {.vendor = "AuthenticAMD", .family = 0x19, .model = 0x11,
+                     .avx512f = 1};
+    host_cpu zen3 = {.vendor = "AuthenticAMD", .family = 0x19, .model = 0x01};
+    host_cpu intel = {.vendor = "GenuineIntel", .family = 6, .model = 0x8f};
+    const char *src;
+    CHECK_INT(ceilings_fma_pipes(&zen4, 512, &src), 1);
+    CHECK_STR_HAS(src, "Zen 4");
+    CHECK_INT(ceilings_fma_pipes(&zen4, 256, &src), 2);
+    CHECK_INT(ceilings_fma_pipes(&zen4, 64, &src), 2);
+    CHECK_INT(ceilings_fma_pipes(&zen3, 512, &src), 0);
+    CHECK_INT(ceilings_fma_pipes(&zen3, 256, &src), 2);
+    CHECK_INT(ceilings_fma_pipes(&intel, 512, &src), 0);
+    CHECK_STR_HAS(src, "unknown");
+}
+
+static void test_selection(void)
+{
+    static const unsigned widths[] = {64, 128, 256, 512};
+    /* every subset of the five features, every width */
+    for (unsigned mask = 0; mask < 32; mask++)
+        for (int w = 0; w < 4; w++) {
+            const rb_peak_variant *v = ceilings_peak_select(mask, widths[w]);
+            if (v) {
+                CHECK((v->needs & mask) == v->needs);
+                CHECK_INT(v->bits, widths[w]);
+            }
+            const rb_stream_variant *s =
+                ceilings_stream_select(mask, widths[w]);
+            if (s)
+                CHECK((s->needs & mask) == s->needs);
+        }
+    /* SSE2 only: no 256 or 512, and multiply + add instead of FMA */
+    CHECK(ceilings_peak_select(RB_ISA_SSE2, 512) == NULL);
+    CHECK(ceilings_peak_select(RB_ISA_SSE2, 256) == NULL);
+    CHECK(ceilings_peak_select(RB_ISA_SSE2, 128) != NULL &&
+          !ceilings_peak_select(RB_ISA_SSE2, 128)->fma);
+    CHECK(ceilings_stream_select(RB_ISA_SSE2, 512) == NULL);
+    /* AVX2 + FMA without AVX-512 */
+    const unsigned avx2 = RB_ISA_SSE2 | RB_ISA_AVX | RB_ISA_FMA | RB_ISA_AVX2;
+    CHECK(ceilings_peak_select(avx2, 512) == NULL);
+    CHECK(ceilings_peak_select(avx2, 256) != NULL &&
+          ceilings_peak_select(avx2, 256)->fma);
+    /* with everything, FMA wins at every width */
+    const unsigned all = avx2 | RB_ISA_AVX512F;
+    for (int w = 0; w < 4; w++)
+        CHECK(ceilings_peak_select(all, widths[w])->fma);
+
+    /* A plan that asks for a width this CPU lacks is refused by name. */
+    ceilings_plan plan;
+    ceilings_plan_defaults(&plan, 1, 2, avx2, 32e6, 16e9);
+    CHECK_INT(plan.nwidths, 3);
+    plan.widths[plan.nwidths++] = 512;
+    rb_err e;
+    CHECK_INT(ceilings_check_plan(&plan, avx2, 16e9, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "--width 512");
+}
+
+/* Every kernel this CPU can run, against its closed form. */
+static void test_kernels_closed_form(void)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    const unsigned isa = host_isa_mask(&cpu);
+    int ran = 0;
+    for (size_t i = 0; i < rb_npeak_variants; i++) {
+        const rb_peak_variant *v = &rb_peak_variants[i];
+        if ((v->needs & isa) != v->needs)
+            continue;
+        ran++;
+        double a64[24 * 16];
+        float a32[24 * 16];
+        for (int k = 0; k < 24 * 16; k++) {
+            a64[k] = 3.0 + k % 5;
+            a32[k] = (float)(3.0 + k % 5);
+        }
+        const uint64_t it = 40;
+        v->f64(it, 0.5, 0.25, a64);
+        v->f32(it, 0.5f, 0.25f, a32);
+        const unsigned l64 = v->bits == 64 ? 1 : v->bits / 64;
+        const unsigned l32 = v->bits == 64 ? 1 : v->bits / 32;
+        /* acc_n = f + x^n (acc_0 - f), f = y / (1 - x) = 0.5 */
+        for (unsigned k = 0; k < v->chains * l64; k++)
+            CHECK(fabs(a64[k] - (0.5 + pow(0.5, 40) * (2.5 + k % 5))) <
+                  1e-15);
+        for (unsigned k = 0; k < v->chains * l32; k++)
+            CHECK(fabs(a32[k] - 0.5f) < 1e-6);
+        /* lanes past the variant's own are untouched */
+        CHECK(a64[v->chains * l64] == 3.0 + (v->chains * l64) % 5);
+    }
+    CHECK(ran >= 2); /* every x86-64 has the SSE2 variants */
+
+    enum { N = 4 * RB_STREAM_BLOCK };
+    uint64_t ia[N];
+    double a[N], b[N], c[N];
+    for (size_t i = 0; i < rb_nstream_variants; i++) {
+        const rb_stream_variant *v = &rb_stream_variants[i];
+        if ((v->needs & isa) != v->needs)
+            continue;
+        uint64_t sums[RB_STREAM_SUMS] = {0}, total = 0, want = 0;
+        for (int k = 0; k < N; k++) {
+            ia[k] = (uint64_t)k * 3 + 1;
+            want += 3 * ia[k];
+            b[k] = k % 7;
+            c[k] = k % 5;
+        }
+        v->read(ia, N, 3, sums);
+        for (int k = 0; k < RB_STREAM_SUMS; k++)
+            total += sums[k];
+        CHECK_U64(total, want);
+        v->write(a, N, 2, 1.5);
+        int ok = 1;
+        for (int k = 0; k < N; k++)
+            ok &= a[k] == 1.5;
+        CHECK(ok);
+        v->copy(a, b, N, 1);
+        for (int k = 0; k < N; k++)
+            ok &= a[k] == b[k];
+        CHECK(ok);
+        v->triad(a, b, c, 3.0, N, 2);
+        for (int k = 0; k < N; k++)
+            ok &= a[k] == b[k] + 3.0 * c[k];
+        CHECK(ok);
+    }
+    CHECK_U64(rb_clock_chain(1000), 64000);
+}
+
+int main(void)
+{
+    test_plateaus();
+    test_theory();
+    test_selection();
+    test_kernels_closed_form();
+    return check_status("test_ceilings");
+}
