@@ -35,10 +35,11 @@ static void help(void)
         "and all cores)\n"
         "  --dtype LIST      f32, f64 (default both)\n"
         "  --width LIST      peak vector widths in bits: 64 (scalar), 128, "
-        "256, 512\n"
-        "                    (default: every width this CPU has)\n"
-        "  --kernel LIST     bandwidth kernels: read, write, copy, triad "
-        "(default all)\n"
+        "256, 512,\n"
+        "                    or none (default: every width this CPU has)\n"
+        "  --kernel LIST     bandwidth kernels: read, write, copy, triad, or "
+        "none\n"
+        "                    (default all)\n"
         "  --bw-width BITS   vector width of the bandwidth kernels (default "
         "the widest)\n"
         "  --size START:END  working sets to sweep, all threads together "
@@ -46,7 +47,10 @@ static void help(void)
         "                    4K to 1G or 8x the last cache; suffixes K, M, "
         "G)\n"
         "  --factor F        geometric step of the sweep (default 1.25; "
-        "--quick 2)\n"
+        "--quick 1.5)\n"
+        "  --sample-bytes N  traffic of one bandwidth sample, about (default "
+        "1G; --quick\n"
+        "                    256M); more gives longer samples\n"
         "  --gemm-n N        size of the OpenBLAS GEMM roof, 0 to skip "
         "(default 4000;\n"
         "                    --quick 2000)\n"
@@ -197,7 +201,7 @@ int cmd_ceilings(int argc, char **argv)
 {
     enum { O_THREADS = 256, O_DTYPE, O_WIDTH, O_KERNEL, O_BWWIDTH, O_SIZE,
            O_FACTOR, O_GEMMN, O_MINTIME, O_SAMPLES, O_QUICK, O_OUT, O_JSON,
-           O_HELP };
+           O_HELP, O_SAMPLEBYTES };
     static const struct option opts[] = {
         {"threads", required_argument, NULL, O_THREADS},
         {"dtype", required_argument, NULL, O_DTYPE},
@@ -213,7 +217,9 @@ int cmd_ceilings(int argc, char **argv)
         {"out", required_argument, NULL, O_OUT},
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP},
+        {"sample-bytes", required_argument, NULL, O_SAMPLEBYTES},
         {NULL, 0, NULL, 0}};
+    const char *a_samplebytes = NULL;
     const char *a_threads = NULL, *a_dtype = NULL, *a_width = NULL,
                *a_kernel = NULL, *a_bwwidth = NULL, *a_size = NULL,
                *a_factor = NULL, *a_gemmn = NULL, *a_mintime = NULL,
@@ -238,6 +244,7 @@ int cmd_ceilings(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_JSON: json = 1; break;
         case O_HELP: help(); return 0;
+        case O_SAMPLEBYTES: a_samplebytes = optarg; break;
         default:
             if (optopt)
                 return cmd_bad("ceilings: option '%s' needs a value",
@@ -324,7 +331,8 @@ int cmd_ceilings(int argc, char **argv)
             goto done;
         }
         plan.nwidths = 0;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n && !(n == 1 && strcmp(items[0], "none") == 0);
+             i++) {
             const unsigned bits = strcmp(items[i], "scalar") == 0
                                       ? 64u
                                       : (unsigned)strtoul(items[i], NULL, 10);
@@ -348,7 +356,8 @@ int cmd_ceilings(int argc, char **argv)
             goto done;
         }
         memset(plan.bw_kernels, 0, sizeof(plan.bw_kernels));
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n && !(n == 1 && strcmp(items[0], "none") == 0);
+             i++) {
             int found = 0;
             for (int k = 0; k < BW_NKERNELS; k++)
                 if (strcmp(items[i], bw_kernel_name((bw_kernel)k)) == 0)
@@ -388,6 +397,14 @@ int cmd_ceilings(int argc, char **argv)
                                 &e))) {
         rc = cmd_error(rc, e.msg);
         goto done;
+    }
+    if (a_samplebytes) {
+        if ((rc = cli_parse_count("--sample-bytes", a_samplebytes, 4096,
+                                  1ull << 40, &v, &e))) {
+            rc = cmd_error(rc, e.msg);
+            goto done;
+        }
+        plan.bw_target_bytes = (double)v;
     }
     if (a_gemmn) {
         if ((rc = cli_parse_count("--gemm-n", a_gemmn, 0, 65536, &v, &e))) {

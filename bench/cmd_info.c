@@ -133,6 +133,19 @@ static void print_text(json_t *doc)
            json_real_value(json_object_get(clk, "resolution_reported_s")),
            json_real_value(json_object_get(clk, "resolution_measured_s")),
            json_real_value(json_object_get(clk, "read_overhead_s")));
+    const json_t *kn = json_object_get(doc, "kernels");
+    const char *dk;
+    json_t *dv;
+    json_object_foreach(json_object_get(kn, "matmul_blocked"), dk, dv)
+        printf("%-12s matmul_blocked %s: %s path, tile %lld x %lld, blocks "
+               "KC %lld MC %lld NC %lld\n",
+               strcmp(dk, "f32") == 0 ? "kernels" : "", dk,
+               json_string_value(json_object_get(dv, "path")),
+               json_integer_value(json_object_get(dv, "mr")),
+               json_integer_value(json_object_get(dv, "nr")),
+               json_integer_value(json_object_get(dv, "kc")),
+               json_integer_value(json_object_get(dv, "mc")),
+               json_integer_value(json_object_get(dv, "nc")));
     printf("%-12s roofbench %s (%s), %s, %s build, flags: %s\n", "build",
            json_string_value(json_object_get(bld, "roofbench_version")),
            json_string_value(json_object_get(bld, "git_revision")),
@@ -176,10 +189,11 @@ json_t *cmd_info_context(hwloc_topology_t topo)
     timer_probe(&clk);
     counters_probe(&ctr);
     host_name(host, sizeof(host));
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "host", host,
-                     "cpu", host_cpu_json(&cpu), "topology",
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "host",
+                     host, "cpu", host_cpu_json(&cpu), "topology",
                      host_topology_json(topo), "openblas",
                      host_openblas_json(), "environment", host_env_json(),
                      "counters", counters_json(&ctr), "clock",
-                     cmd_info_clock_json(&clk), "build", host_build_json());
+                     cmd_info_clock_json(&clk), "build", host_build_json(),
+                     "kernels", host_kernels_json());
 }

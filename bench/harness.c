@@ -75,6 +75,7 @@ void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
                    void *c, int tid, int nthreads, rb_operands *x)
 {
     size_t lo, hi;
+    x->team = NULL;
     x->n = s.n;
     x->p = s.p;
     x->m = s.m;
@@ -140,6 +141,11 @@ int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
                 return rb_fail(e, RB_EINPUT,
                                "%s: the counts of %s %s overflow 64 bits", src,
                                k->name, rb_dtype_name(dt));
+            if (k->workspace) {
+                size_t shared, own;
+                k->workspace(s, dt, maxthreads, &shared, &own);
+                need += shared + (uint64_t)own * (uint64_t)maxthreads;
+            }
             if (mem_available > 0 && need > mem_available)
                 return rb_fail(
                     e, RB_EINPUT,
@@ -232,6 +238,9 @@ typedef struct {
     /* for timed jobs */
     const rb_kernel *kernel;
     uint64_t reps;
+    /* team kernels: one rb_team per member, their barrier, workspace */
+    rb_team *teams;
+    pthread_barrier_t barrier;
 } team_ctx;
 
 static void *alloc_aligned(uint64_t bytes)
@@ -309,7 +318,13 @@ static void job_kernel(void *arg, int tid, int nt)
 {
     const team_ctx *t = arg;
     rb_operands x;
-    harness_slice(t->op, t->s, t->elsize, t->a, t->b, t->c, tid, nt, &x);
+    if (t->kernel->threading == RB_SPLIT_TEAM) {
+        /* the whole problem; the kernel divides it over the team */
+        harness_slice(t->op, t->s, t->elsize, t->a, t->b, t->c, 0, 1, &x);
+        x.team = &t->teams[tid];
+    } else {
+        harness_slice(t->op, t->s, t->elsize, t->a, t->b, t->c, tid, nt, &x);
+    }
     const rb_kernel_fn fn = t->kernel->fn[t->dt];
     for (uint64_t r = 0; r < t->reps; r++) {
         fn(&x);
@@ -394,12 +409,76 @@ static void binding_string(const runner *r, char *buf, size_t len)
                                  t ? ";" : "", pool_binding(r->team, t));
 }
 
+static void team_barrier(const rb_team *t)
+{
+    pthread_barrier_wait(t->barrier_ctx);
+}
+
+/* Each member first-touches its own workspace. */
+static void job_touch_own(void *arg, int tid, int nt)
+{
+    (void)nt;
+    const team_ctx *t = arg;
+    size_t shared, own;
+    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
+    memset(t->teams[tid].own, 0, own);
+}
+
+/* The team and workspace of a team kernel, or nothing for the others. */
+static int team_setup(team_ctx *t, int nt, rb_err *e)
+{
+    t->teams = NULL;
+    if (t->kernel->threading != RB_SPLIT_TEAM)
+        return RB_OK;
+    size_t shared, own;
+    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
+    t->teams = calloc((size_t)nt, sizeof(*t->teams));
+    void *sh = alloc_aligned(shared);
+    int ok = t->teams && sh;
+    for (int i = 0; ok && i < nt; i++) {
+        t->teams[i] = (rb_team){.tid = i,
+                                .nthreads = nt,
+                                .barrier = team_barrier,
+                                .barrier_ctx = &t->barrier,
+                                .shared = sh,
+                                .own = alloc_aligned(own)};
+        ok = t->teams[i].own != NULL;
+    }
+    if (!ok) {
+        for (int i = 0; t->teams && i < nt; i++)
+            free(t->teams[i].own);
+        free(t->teams);
+        free(sh);
+        t->teams = NULL;
+        return rb_fail(e, RB_EINPUT, "out of memory for the workspace of %s",
+                       t->kernel->name);
+    }
+    pthread_barrier_init(&t->barrier, NULL, (unsigned)nt);
+    return RB_OK;
+}
+
+static void team_teardown(team_ctx *t, int nt)
+{
+    if (!t->teams)
+        return;
+    free(t->teams[0].shared);
+    for (int i = 0; i < nt; i++)
+        free(t->teams[i].own);
+    free(t->teams);
+    t->teams = NULL;
+    pthread_barrier_destroy(&t->barrier);
+}
+
 static int measure(runner *r, const harness_plan *plan, const reference *ref,
                    harness_row *row, rb_err *e)
 {
     team_ctx *t = r->ctx;
     const int nt = r->pins->nthreads;
-    int rc = RB_OK;
+    int rc = team_setup(t, nt, e);
+    if (rc)
+        return rc;
+    if (t->teams)
+        pool_run(r->team, job_touch_own, t);
     memset(row, 0, sizeof(*row));
     row->kernel = t->kernel;
     row->dtype = t->dt;
@@ -409,8 +488,10 @@ static int measure(runner *r, const harness_plan *plan, const reference *ref,
 
     if (is_library(t->kernel)) {
         rc = pin_bind_self(r->topo, r->pins->all, e);
-        if (rc)
+        if (rc) {
+            team_teardown(t, nt);
             return rc;
+        }
         openblas_set_num_threads(nt);
         row->library_threads = nt;
     }
@@ -463,6 +544,7 @@ done:
             rc = rc2;
         }
     }
+    team_teardown(t, nt);
     if (rc != RB_OK || harness_stop) {
         free(row->samples);
         row->samples = NULL;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../kernels/ceiling.h"
+#include "../kernels/kernel.h"
 #include "buildinfo.h"
 
 const char *const host_env_vars[] = {
@@ -170,6 +171,69 @@ void host_name(char *buf, size_t len)
     for (char *p = buf; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
             *p = '-';
+}
+
+/* Bytes of the first cache of a type, divided among the cores below it. */
+static size_t cache_per_core(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
+    if (!o)
+        return 0;
+    const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(
+        topo, o->cpuset, HWLOC_OBJ_CORE);
+    return (size_t)(o->attr->cache.size / (uint64_t)(cores > 0 ? cores : 1));
+}
+
+int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    unsigned isa = host_isa_mask(&cpu);
+    const char *cap = getenv("ROOFBENCH_ISA");
+    if (cap && *cap) {
+        if (strcmp(cap, "avx512") == 0)
+            ;
+        else if (strcmp(cap, "avx2") == 0)
+            isa &= ~(unsigned)RB_ISA_AVX512F;
+        else if (strcmp(cap, "sse2") == 0)
+            isa &= RB_ISA_SSE2;
+        else
+            return rb_fail(e, RB_EINPUT,
+                           "ROOFBENCH_ISA='%s': unknown (avx512, avx2 or "
+                           "sse2: the widest code path the kernels may use)",
+                           cap);
+    }
+    const rb_config cfg = {.isa = isa,
+                           .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
+                           .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
+                           .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE)};
+    rb_configure(&cfg);
+    return RB_OK;
+}
+
+json_t *host_kernels_json(void)
+{
+    const rb_config *c = rb_config_get();
+    const char *cap = getenv("ROOFBENCH_ISA");
+    json_t *blk = json_object();
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        rb_blocking b;
+        rb_blocking_of((rb_dtype)d, &b);
+        json_object_set_new(
+            blk, rb_dtype_name((rb_dtype)d),
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s}", "path", b.path,
+                      "mr", (json_int_t)b.mr, "nr", (json_int_t)b.nr, "kc",
+                      (json_int_t)b.kc, "mc", (json_int_t)b.mc, "nc",
+                      (json_int_t)b.nc, "why", b.why));
+    }
+    return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
+                     (c->isa & RB_ISA_AVX512F) != 0, "avx2_fma",
+                     (c->isa & (RB_ISA_AVX2 | RB_ISA_FMA)) ==
+                         (RB_ISA_AVX2 | RB_ISA_FMA),
+                     "isa_capped", cap && *cap, "ROOFBENCH_ISA",
+                     cap && *cap ? cap : NULL, "l1d_per_core",
+                     (json_int_t)c->l1d, "l2_per_core", (json_int_t)c->l2,
+                     "l3_per_core", (json_int_t)c->l3, "matmul_blocked", blk);
 }
 
 json_t *host_cpu_json(const host_cpu *c)

@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "util.h"
+
 typedef struct {
     char vendor[16];
     char brand[64];
@@ -36,6 +38,15 @@ uint64_t host_mem_available(void);
 /* The host name, cut at the first dot, with characters that do not belong
  * in a folder name replaced by '-'. */
 void host_name(char *buf, size_t len);
+
+/* Tells the kernels what they may use (rb_configure): the ISA mask of this
+ * CPU, capped by the environment variable ROOFBENCH_ISA (avx512, avx2,
+ * sse2: the widest code path allowed, to force a slower one), and the
+ * cache sizes per core hwloc reports. Fails on a bad ROOFBENCH_ISA. */
+int host_configure_kernels(hwloc_topology_t topo, rb_err *e);
+
+/* The configuration the kernels run with, and the blocked matmul's blocks. */
+json_t *host_kernels_json(void);
 
 /* JSON objects for a results file's context block and for `info --json`. */
 json_t *host_cpu_json(const host_cpu *c);

@@ -6,6 +6,8 @@
 
 #include "buildinfo.h"
 #include "cmd.h"
+#include "host.h"
+#include "pin.h"
 
 static const struct {
     const char *name;
@@ -88,8 +90,20 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* The kernels learn what this machine allows before anything
+             * runs (ISA, caches). */
+            hwloc_topology_t topo;
+            rb_err e;
+            int rc = pin_topology_load(&topo, &e);
+            if (rc == RB_OK) {
+                rc = host_configure_kernels(topo, &e);
+                hwloc_topology_destroy(topo);
+            }
+            if (rc != RB_OK)
+                return cmd_error(rc, e.msg);
             return commands[i].fn(argc - 1, argv + 1);
+        }
     fprintf(stderr,
             "roofbench: unknown command '%s' (commands: info, list, run, ceilings; "
             "see roofbench --help)\n",

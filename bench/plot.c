@@ -1,6 +1,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -23,6 +24,13 @@ int plot_run(const char *dir, const char *name, const char *script,
     if (pid == 0) {
         if (chdir(dir) != 0)
             _exit(126);
+        /* gnuplot's warnings (a curve of one point, say) go to a log in
+         * the folder, not over the summary. */
+        const int log = open("plot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (log >= 0) {
+            dup2(log, 1);
+            dup2(log, 2);
+        }
         execlp("gnuplot", "gnuplot", "-e", vars, name, (char *)NULL);
         _exit(127);
     }
@@ -36,7 +44,8 @@ int plot_run(const char *dir, const char *name, const char *script,
         return RB_OK;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return rb_fail(e, RB_EMEASURE, "gnuplot failed on %s/%s (status %d)",
+        return rb_fail(e, RB_EMEASURE,
+                       "gnuplot failed on %s/%s (status %d; see plot.log)",
                        dir, name, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     *made = 1;
     return RB_OK;

@@ -35,6 +35,20 @@ typedef struct {
  *   matmul:  a = A (lda), b = B (ldb), c = C (ldc)
  *   batched: a = A (lda), b = B with row i's [P,M] matrix at b + i*P*ldb,
  *            c = C (ldc) */
+/* The threads that share one call of a team kernel (RB_SPLIT_TEAM): every
+ * member calls the kernel on the whole problem with its own tid, and the
+ * kernel divides the work, meeting the others at barrier(). Workspace
+ * comes from the caller (kernels never allocate): `shared` is one buffer
+ * for the whole team, `own` is this member's. A single-threaded call is a
+ * team of one. */
+typedef struct rb_team {
+    int tid, nthreads;
+    void (*barrier)(const struct rb_team *t);
+    void *barrier_ctx;
+    void *shared;
+    void *own;
+} rb_team;
+
 typedef struct {
     size_t n, p, m;
     const void *a;
@@ -43,6 +57,7 @@ typedef struct {
     size_t ldb;
     void *c;
     size_t ldc;
+    const rb_team *team; /* team kernels only; NULL otherwise */
 } rb_operands;
 
 typedef void (*rb_kernel_fn)(const rb_operands *x);
@@ -60,8 +75,18 @@ typedef void (*rb_ref_fn)(rb_shape s, const double *a, const double *b,
                           size_t r0, size_t r1, double *val, double *absval);
 
 /* Who spreads a call over threads: the harness (by output rows, or by P for
- * dot), or the library inside the call (OpenBLAS with its own threads). */
-typedef enum { RB_SPLIT_HARNESS = 0, RB_SPLIT_LIBRARY = 1 } rb_threading;
+ * dot), the library inside the call (OpenBLAS with its own threads), or
+ * the kernel itself over a team the harness hands it (rb_team). */
+typedef enum {
+    RB_SPLIT_HARNESS = 0,
+    RB_SPLIT_LIBRARY = 1,
+    RB_SPLIT_TEAM = 2
+} rb_threading;
+
+/* Workspace a team kernel needs for a problem, in bytes: one shared
+ * buffer and one per member. */
+typedef void (*rb_workspace_fn)(rb_shape s, rb_dtype dt, int nthreads,
+                                size_t *shared, size_t *own);
 
 typedef struct {
     const char *name;        /* <op>_<form>, e.g. "matmul_outer"            */
@@ -74,7 +99,33 @@ typedef struct {
     rb_ref_fn reference;     /* what the output is checked against         */
     int output_read;         /* 1 if the kernel reads its output before
                                 writing it (C += AB); 0: overwritten       */
+    rb_workspace_fn workspace; /* team kernels; NULL for the others        */
 } rb_kernel;
+
+/* What the kernels may use on this machine, set once by the caller before
+ * any call (config.c): the instruction sets CPUID and the OS allow
+ * (RB_ISA_* in ceiling.h), and the cache sizes the blocked kernel sizes
+ * its blocks from. Until set, only portable code runs and the blocks take
+ * defaults. */
+typedef struct {
+    unsigned isa;
+    size_t l1d, l2, l3; /* bytes per core (l3: what one core may use) */
+} rb_config;
+
+void rb_configure(const rb_config *cfg);
+const rb_config *rb_config_get(void);
+
+/* The blocked matmul's blocks and register tile for a dtype under the
+ * current configuration, and the code path (e.g. "avx512") they belong
+ * to. */
+typedef struct {
+    const char *path;
+    size_t mr, nr;          /* register tile of C                       */
+    size_t kc, mc, nc;      /* cache blocks: depth, rows, columns       */
+    const char *why;        /* where the block sizes come from          */
+} rb_blocking;
+
+void rb_blocking_of(rb_dtype dt, rb_blocking *out);
 
 /* The registry (registry.c): every kernel, in display order. */
 extern const rb_kernel rb_kernels[];

@@ -1,120 +1,294 @@
-/* matmul_blocked: C[N,M] = A[N,P] B[P,M] in tiled outer-product form.
+/* matmul_blocked: C[N,M] = A[N,P] B[P,M] in tiled outer-product form, the
+ * way tuned BLAS libraries compute it (Goto and van de Geijn's algorithm,
+ * as in BLIS).
  *
  * Block matrices multiply by the same rules as scalars, so the outer-product
- * form applies to blocks: C = sum over contraction blocks kb of
- * A[:, kb] B[kb, :]. For each block column of C (NC wide) and each
- * contraction block (KC deep), the KC x NC block of B is loaded once and
- * reused by every MC-row block of A; inside that, an MR x NR tile of C is
- * accumulated in local variables as KC rank-1 updates (the register-level
- * outer product) and written back once per contraction block.
+ * form applies to blocks: C = sum over contraction blocks pc of
+ * A[:, pc] B[pc, :]. The loop nest, outermost first:
  *
- * Traffic: B is read once per MC-row block instead of once per row, A once
- * per NC-column block, and each tile of C moves once per KC-deep block
- * instead of once per k. Correctness is the point here; packing and a
- * vectorised micro-kernel come with the performance work.
+ *   jc: a block column of C and B, NC wide;
+ *   pc: a contraction block KC deep: B[pc, jc] (KC x NC) is packed once
+ *       into contiguous NR-wide micro-panels, shared by the whole team;
+ *   ic: a block of MC rows of A and C, this thread's own: A[ic, pc]
+ *       (MC x KC) is packed into MR-tall micro-panels;
+ *   jr, ir: an MR x NR tile of C, updated by the micro-kernel as KC rank-1
+ *       updates of a tile held in registers (gemm_avx512.c, gemm_avx2.c, or
+ *       the portable one below), then added to C.
  *
- * Block sizes (in elements), chosen so the working sets fit a 32 KiB L1 and
- * a 1 MiB L2 in f64 (f32 halves every byte figure):
- *   MR x NR = 4 x 8   tile of C held in registers (32 accumulators);
- *   KC = 128          MR x KC of A (4 KiB) and KC x NR of B (8 KiB) stay in
- *                     L1 while the tile is updated;
- *   NC = 256          the KC x NC block of B (256 KiB) stays in L2;
- *   MC = 64           the MC x KC block of A (64 KiB) is reused across NC. */
+ * Where the blocks live and why: the B micro-panel (KC x NR) is reused by
+ * every tile of an MC block and the A micro-panel by the tile's KC rank-1
+ * updates, both near L1 and streaming from L2; the packed A block
+ * (MC x KC) is reused by every micro-panel of B and sits in L2; the packed
+ * B block (KC x NC) is reused by every row block and sits in L3. The C
+ * tile is fetched ahead (prefetch) at the start of each micro-kernel, as it
+ * was last touched a whole block ago. So each element of
+ * B comes from memory once per pass over N, each of A once per NC columns,
+ * and each tile of C moves once per KC-deep block instead of once per k:
+ * the n^3 / n^2 reuse on paper survives a cache far smaller than the
+ * matrices. Block sizes follow from the cache sizes (config.c).
+ *
+ * Threads: the team splits the packing of B by micro-panels and the rows of
+ * C by MC blocks; it meets at a barrier after packing B (everyone needs all
+ * of it) and before the next B block overwrites it. */
+#include <string.h>
+
+#include "ceiling.h"
+#include "gemm.h"
 #include "kernel.h"
 
-#define A_(i, k) a[(i) * lda + (k)]
-#define B_(k, j) b[(k) * ldb + (j)]
-#define C_(i, j) c[(i) * ldc + (j)]
+/* ---- the portable micro-kernel -------------------------------------------- */
 
-enum { MR = 4, NR = 8, KC = 128, NC = 256, MC = 64 };
+enum { PMR = 4, PNR64 = 8, PNR32 = 16 };
+
+static void ukr_c_f64(size_t kc, const double *restrict a,
+                      const double *restrict b, double *restrict c,
+                      size_t ldc, int accumulate)
+{
+    double acc[PMR][PNR64] = {{0}};
+    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR64)
+        for (int i = 0; i < PMR; i++)
+            for (int j = 0; j < PNR64; j++)
+                acc[i][j] += a[i] * b[j];
+    for (int i = 0; i < PMR; i++)
+        for (int j = 0; j < PNR64; j++)
+            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
+                                        : acc[i][j];
+}
+
+static void ukr_c_f32(size_t kc, const float *restrict a,
+                      const float *restrict b, float *restrict c, size_t ldc,
+                      int accumulate)
+{
+    float acc[PMR][PNR32] = {{0}};
+    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR32)
+        for (int i = 0; i < PMR; i++)
+            for (int j = 0; j < PNR32; j++)
+                acc[i][j] += a[i] * b[j];
+    for (int i = 0; i < PMR; i++)
+        for (int j = 0; j < PNR32; j++)
+            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
+                                        : acc[i][j];
+}
+
+const gemm_path gemm_paths[] = {
+    {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
+     gemm_ukr_avx512_f64},
+    {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32,
+     6, 8, gemm_ukr_avx2_f64},
+    {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64},
+};
+
+const size_t gemm_npaths = sizeof(gemm_paths) / sizeof(gemm_paths[0]);
+
+const gemm_path *gemm_path_select(unsigned isa)
+{
+    for (size_t i = 0; i < gemm_npaths; i++)
+        if ((gemm_paths[i].needs & isa) == gemm_paths[i].needs)
+            return &gemm_paths[i];
+    return &gemm_paths[gemm_npaths - 1];
+}
+
+/* ---- packing, per dtype ----------------------------------------------------- */
+
+/* B[0:kc, 0:nc] (leading dimension ldb) into NR-wide micro-panels, each kc
+ * rows of NR contiguous values, the last padded with zeros; this member
+ * packs panels tid, tid + nt, ... */
+static void pack_b_f64(size_t kc, size_t nc, const double *b, size_t ldb,
+                       double *bp, size_t nr, int tid, int nt)
+{
+    const size_t panels = (nc + nr - 1) / nr;
+    for (size_t p = (size_t)tid; p < panels; p += (size_t)nt) {
+        const size_t j0 = p * nr, w = nc - j0 < nr ? nc - j0 : nr;
+        double *dst = bp + p * nr * kc;
+        for (size_t k = 0; k < kc; k++, dst += nr) {
+            memcpy(dst, b + k * ldb + j0, w * sizeof(*dst));
+            for (size_t j = w; j < nr; j++)
+                dst[j] = 0.0;
+        }
+    }
+}
+
+static void pack_b_f32(size_t kc, size_t nc, const float *b, size_t ldb,
+                       float *bp, size_t nr, int tid, int nt)
+{
+    const size_t panels = (nc + nr - 1) / nr;
+    for (size_t p = (size_t)tid; p < panels; p += (size_t)nt) {
+        const size_t j0 = p * nr, w = nc - j0 < nr ? nc - j0 : nr;
+        float *dst = bp + p * nr * kc;
+        for (size_t k = 0; k < kc; k++, dst += nr) {
+            memcpy(dst, b + k * ldb + j0, w * sizeof(*dst));
+            for (size_t j = w; j < nr; j++)
+                dst[j] = 0.0f;
+        }
+    }
+}
+
+/* A[0:mc, 0:kc] (leading dimension lda) into MR-tall micro-panels, each kc
+ * columns of MR contiguous values, the last padded with zeros. */
+static void pack_a_f64(size_t mc, size_t kc, const double *a, size_t lda,
+                       double *ap, size_t mr)
+{
+    for (size_t i0 = 0; i0 < mc; i0 += mr, ap += mr * kc) {
+        const size_t h = mc - i0 < mr ? mc - i0 : mr;
+        for (size_t i = 0; i < mr; i++)
+            for (size_t k = 0; k < kc; k++)
+                ap[k * mr + i] = i < h ? a[(i0 + i) * lda + k] : 0.0;
+    }
+}
+
+static void pack_a_f32(size_t mc, size_t kc, const float *a, size_t lda,
+                       float *ap, size_t mr)
+{
+    for (size_t i0 = 0; i0 < mc; i0 += mr, ap += mr * kc) {
+        const size_t h = mc - i0 < mr ? mc - i0 : mr;
+        for (size_t i = 0; i < mr; i++)
+            for (size_t k = 0; k < kc; k++)
+                ap[k * mr + i] = i < h ? a[(i0 + i) * lda + k] : 0.0f;
+    }
+}
+
+/* ---- the driver, shared by both dtypes ------------------------------------- */
+
+static void put_edge_f64(size_t mr, size_t nr, const double *t, size_t tld,
+                         double *d, size_t ldc, int accumulate)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++)
+            d[i * ldc + j] = (accumulate ? d[i * ldc + j] : 0.0) +
+                             t[i * tld + j];
+}
+
+static void put_edge_f32(size_t mr, size_t nr, const float *t, size_t tld,
+                         float *d, size_t ldc, int accumulate)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++)
+            d[i * ldc + j] = (accumulate ? d[i * ldc + j] : 0.0f) +
+                             t[i * tld + j];
+}
+
+/* The leaves by dtype, so that one driver serves both. */
+static void pack_b(rb_dtype dt, size_t kc, size_t nc, const void *b,
+                   size_t ldb, void *bp, size_t nr, int tid, int nt)
+{
+    if (dt == RB_F64)
+        pack_b_f64(kc, nc, b, ldb, bp, nr, tid, nt);
+    else
+        pack_b_f32(kc, nc, b, ldb, bp, nr, tid, nt);
+}
+
+static void pack_a(rb_dtype dt, size_t mc, size_t kc, const void *a,
+                   size_t lda, void *ap, size_t mr)
+{
+    if (dt == RB_F64)
+        pack_a_f64(mc, kc, a, lda, ap, mr);
+    else
+        pack_a_f32(mc, kc, a, lda, ap, mr);
+}
+
+static void ukr(rb_dtype dt, const gemm_path *path, size_t kc, const void *a,
+                const void *b, void *c, size_t ldc, int accumulate)
+{
+    if (dt == RB_F64)
+        path->f64(kc, a, b, c, ldc, accumulate);
+    else
+        path->f32(kc, a, b, c, ldc, accumulate);
+}
+
+static void put_edge(rb_dtype dt, size_t mr, size_t nr, const void *tile,
+                     size_t tld, void *c, size_t ldc, int accumulate)
+{
+    if (dt == RB_F64)
+        put_edge_f64(mr, nr, tile, tld, c, ldc, accumulate);
+    else
+        put_edge_f32(mr, nr, tile, tld, c, ldc, accumulate);
+}
 
 static size_t min_sz(size_t x, size_t y)
 {
     return x < y ? x : y;
 }
 
-/* C[0:mr, 0:nr] += A[0:mr, 0:kc] B[0:kc, 0:nr], as kc rank-1 updates of a
- * tile kept in local accumulators. */
-static void tile_f32(size_t mr, size_t nr, size_t kc, const float *restrict a,
-                     size_t lda, const float *restrict b, size_t ldb,
-                     float *restrict c, size_t ldc)
+static size_t round_up(size_t x, size_t to)
 {
-    float acc[MR][NR] = {{0}};
-    for (size_t k = 0; k < kc; k++)
-        for (size_t i = 0; i < mr; i++) {
-            const float aik = A_(i, k);
-            for (size_t j = 0; j < nr; j++)
-                acc[i][j] += aik * B_(k, j);
-        }
-    for (size_t i = 0; i < mr; i++)
-        for (size_t j = 0; j < nr; j++)
-            C_(i, j) += acc[i][j];
+    return (x + to - 1) / to * to;
 }
 
-static void tile_f64(size_t mr, size_t nr, size_t kc, const double *restrict a,
-                     size_t lda, const double *restrict b, size_t ldb,
-                     double *restrict c, size_t ldc)
+static void sync(const rb_team *t)
 {
-    double acc[MR][NR] = {{0}};
-    for (size_t k = 0; k < kc; k++)
-        for (size_t i = 0; i < mr; i++) {
-            const double aik = A_(i, k);
-            for (size_t j = 0; j < nr; j++)
-                acc[i][j] += aik * B_(k, j);
-        }
-    for (size_t i = 0; i < mr; i++)
-        for (size_t j = 0; j < nr; j++)
-            C_(i, j) += acc[i][j];
+    if (t->nthreads > 1)
+        t->barrier(t);
 }
 
-void matmul_blocked_f32(const rb_operands *x)
+static void blocked(const rb_operands *x, rb_dtype dt)
 {
-    const float *restrict a = x->a;
-    const float *restrict b = x->b;
-    float *restrict c = x->c;
-    const size_t lda = x->lda, ldb = x->ldb, ldc = x->ldc;
-    const size_t n = x->n, p = x->p, m = x->m;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < m; j++)
-            C_(i, j) = 0.0f;
-    for (size_t jc = 0; jc < m; jc += NC) {
-        const size_t nc = min_sz(NC, m - jc);
-        for (size_t pc = 0; pc < p; pc += KC) {
-            const size_t kc = min_sz(KC, p - pc);
-            for (size_t ic = 0; ic < n; ic += MC) {
-                const size_t mc = min_sz(MC, n - ic);
-                for (size_t jr = 0; jr < nc; jr += NR)
-                    for (size_t ir = 0; ir < mc; ir += MR)
-                        tile_f32(min_sz(MR, mc - ir), min_sz(NR, nc - jr), kc,
-                                 &A_(ic + ir, pc), lda, &B_(pc, jc + jr), ldb,
-                                 &C_(ic + ir, jc + jr), ldc);
+    rb_blocking bk;
+    rb_blocking_of(dt, &bk);
+    const gemm_path *path = gemm_path_select(rb_config_get()->isa);
+    const rb_team *team = x->team;
+    const size_t el = rb_dtype_size(dt), mr = bk.mr, nr = bk.nr;
+    const char *const a = x->a, *const b = x->b;
+    char *const c = x->c;
+    char *const bp = team->shared; /* KC x NC of B, packed          */
+    char *const ap = team->own;    /* MC x KC of A, packed          */
+    char *const tile = ap + round_up(bk.mc, mr) * bk.kc * el; /* edges */
+
+    /* This member's rows of C: an even share, in whole micro-panels. */
+    const size_t panels = (x->n + mr - 1) / mr;
+    const size_t r0 = min_sz(x->n, panels * (size_t)team->tid /
+                                       (size_t)team->nthreads * mr);
+    const size_t r1 = min_sz(x->n, panels * (size_t)(team->tid + 1) /
+                                       (size_t)team->nthreads * mr);
+
+    for (size_t jc = 0; jc < x->m; jc += bk.nc) {
+        const size_t nc = min_sz(bk.nc, x->m - jc);
+        for (size_t pc = 0; pc < x->p; pc += bk.kc) {
+            const size_t kc = min_sz(bk.kc, x->p - pc);
+            pack_b(dt, kc, nc, b + (pc * x->ldb + jc) * el, x->ldb, bp, nr,
+                   team->tid, team->nthreads);
+            sync(team);
+            for (size_t ic = r0; ic < r1; ic += bk.mc) {
+                const size_t mc = min_sz(bk.mc, r1 - ic);
+                pack_a(dt, mc, kc, a + (ic * x->lda + pc) * el, x->lda, ap,
+                       mr);
+                for (size_t jr = 0; jr < nc; jr += nr)
+                    for (size_t ir = 0; ir < mc; ir += mr) {
+                        const char *pa = ap + ir * kc * el;
+                        const char *pb = bp + jr * kc * el;
+                        char *cij = c + ((ic + ir) * x->ldc + jc + jr) * el;
+                        const size_t h = min_sz(mr, mc - ir),
+                                     w = min_sz(nr, nc - jr);
+                        if (h == mr && w == nr) {
+                            ukr(dt, path, kc, pa, pb, cij, x->ldc, pc > 0);
+                        } else {
+                            ukr(dt, path, kc, pa, pb, tile, nr, 0);
+                            put_edge(dt, h, w, tile, nr, cij, x->ldc, pc > 0);
+                        }
+                    }
             }
+            sync(team);
         }
     }
 }
 
 void matmul_blocked_f64(const rb_operands *x)
 {
-    const double *restrict a = x->a;
-    const double *restrict b = x->b;
-    double *restrict c = x->c;
-    const size_t lda = x->lda, ldb = x->ldb, ldc = x->ldc;
-    const size_t n = x->n, p = x->p, m = x->m;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < m; j++)
-            C_(i, j) = 0.0;
-    for (size_t jc = 0; jc < m; jc += NC) {
-        const size_t nc = min_sz(NC, m - jc);
-        for (size_t pc = 0; pc < p; pc += KC) {
-            const size_t kc = min_sz(KC, p - pc);
-            for (size_t ic = 0; ic < n; ic += MC) {
-                const size_t mc = min_sz(MC, n - ic);
-                for (size_t jr = 0; jr < nc; jr += NR)
-                    for (size_t ir = 0; ir < mc; ir += MR)
-                        tile_f64(min_sz(MR, mc - ir), min_sz(NR, nc - jr), kc,
-                                 &A_(ic + ir, pc), lda, &B_(pc, jc + jr), ldb,
-                                 &C_(ic + ir, jc + jr), ldc);
-            }
-        }
-    }
+    blocked(x, RB_F64);
+}
+
+void matmul_blocked_f32(const rb_operands *x)
+{
+    blocked(x, RB_F32);
+}
+
+void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
+                              size_t *shared, size_t *own)
+{
+    (void)nthreads;
+    rb_blocking bk;
+    rb_blocking_of(dt, &bk);
+    const size_t el = rb_dtype_size(dt);
+    const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
+    *shared = round_up(nc, bk.nr) * kc * el;
+    *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
 }

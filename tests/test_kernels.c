@@ -3,14 +3,69 @@
  * Also checks that the check itself catches a wrong answer. */
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../bench/harness.h"
+#include "../bench/host.h"
+#include "../kernels/ceiling.h"
 #include "../kernels/kernel.h"
 #include "../kernels/ref.h"
 #include "check.h"
 
 enum { SEED = 42 };
+
+/* A team kernel runs on real threads that meet at a real barrier. */
+typedef struct {
+    const rb_kernel *k;
+    rb_dtype dt;
+    rb_operands x;
+    rb_team team;
+} member;
+
+static void test_barrier(const rb_team *t)
+{
+    pthread_barrier_wait(t->barrier_ctx);
+}
+
+static void *member_main(void *vm)
+{
+    member *m = vm;
+    m->x.team = &m->team;
+    m->k->fn[m->dt](&m->x);
+    return NULL;
+}
+
+static void run_team(const rb_kernel *k, rb_dtype dt, rb_shape s, int nt,
+                     void *a, void *b, void *c)
+{
+    size_t shared, own;
+    k->workspace(s, dt, nt, &shared, &own);
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, (unsigned)nt);
+    member m[8];
+    pthread_t th[8];
+    void *sh = aligned_alloc(64, (shared + 63) / 64 * 64);
+    for (int t = 0; t < nt; t++) {
+        m[t].k = k;
+        m[t].dt = dt;
+        harness_slice(k->op, s, rb_dtype_size(dt), a, b, c, 0, 1, &m[t].x);
+        m[t].team = (rb_team){.tid = t,
+                              .nthreads = nt,
+                              .barrier = test_barrier,
+                              .barrier_ctx = &bar,
+                              .shared = sh,
+                              .own = aligned_alloc(64, (own + 63) / 64 * 64)};
+        pthread_create(&th[t], NULL, member_main, &m[t]);
+    }
+    for (int t = 0; t < nt; t++) {
+        pthread_join(th[t], NULL);
+        free(m[t].team.own);
+    }
+    free(sh);
+    pthread_barrier_destroy(&bar);
+}
 
 /* Runs kernel k on shape s split into nparts shares and compares with the
  * reference. Returns the relative error over the tolerance. */
@@ -23,10 +78,14 @@ static double run_case(const rb_kernel *k, rb_dtype dt, rb_shape s,
     for (size_t i = 0; i < (k->op == RB_OP_DOT ? 64 * 8 / el : rows * cols);
          i++)
         dt == RB_F32 ? (((float *)c)[i] = NAN) : (((double *)c)[i] = NAN);
-    for (int t = 0; t < nparts; t++) {
-        rb_operands x;
-        harness_slice(k->op, s, el, a, b, c, t, nparts, &x);
-        k->fn[dt](&x);
+    if (k->threading == RB_SPLIT_TEAM) {
+        run_team(k, dt, s, nparts, a, b, c);
+    } else {
+        for (int t = 0; t < nparts; t++) {
+            rb_operands x;
+            harness_slice(k->op, s, el, a, b, c, t, nparts, &x);
+            k->fn[dt](&x);
+        }
     }
     ref_result r;
     const double tol = ref_tolerance(dt, s.p);
@@ -50,7 +109,7 @@ static double run_case(const rb_kernel *k, rb_dtype dt, rb_shape s,
     return r.max_err / r.tol;
 }
 
-static void test_op(rb_op op, rb_shape s)
+static void test_op(rb_op op, rb_shape s, const char *only)
 {
     if (op == RB_OP_DOT)
         s.n = s.m = 1;
@@ -80,7 +139,7 @@ static void test_op(rb_op op, rb_shape s)
         }
         for (size_t ki = 0; ki < rb_nkernels; ki++) {
             const rb_kernel *k = &rb_kernels[ki];
-            if (k->op != op)
+            if (k->op != op || (only && strcmp(k->name, only) != 0))
                 continue;
             k->reference(s, ad, bd, 0, rows, val, absval);
             /* Library kernels thread themselves: they get the whole
@@ -109,7 +168,8 @@ static void test_check_catches_errors(void)
     for (int i = 0; i < 21; i++)
         b[i] = harness_value(SEED, 1, (uint64_t)i, RB_F64);
     ref_matmul(s, a, b, 0, 5, val, absval);
-    const rb_operands x = {5, 7, 3, a, 7, b, 3, c, 3};
+    const rb_operands x = {.n = 5, .p = 7, .m = 3, .a = a, .lda = 7, .b = b,
+                           .ldb = 3, .c = c, .ldc = 3, .team = NULL};
     rb_kernel_find("matmul_row")->fn[RB_F64](&x);
     ref_result r;
     const double tol = ref_tolerance(RB_F64, 7);
@@ -155,9 +215,83 @@ static void test_reference_by_hand(void)
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
 }
 
+/* The blocked matmul against OpenBLAS on the same inputs. */
+static void test_blocked_vs_openblas(rb_shape s)
+{
+    const rb_kernel *blk = rb_kernel_find("matmul_blocked");
+    const rb_kernel *ob = rb_kernel_find("matmul_openblas");
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        const rb_dtype dt = (rb_dtype)d;
+        const size_t el = rb_dtype_size(dt);
+        char *a = malloc(s.n * s.p * el), *b = malloc(s.p * s.m * el);
+        char *c1 = malloc(s.n * s.m * el), *c2 = malloc(s.n * s.m * el);
+        for (size_t i = 0; i < s.n * s.p; i++)
+            dt == RB_F32 ? (((float *)a)[i] = (float)harness_value(3, 0, i, dt))
+                         : (((double *)a)[i] = harness_value(3, 0, i, dt));
+        for (size_t i = 0; i < s.p * s.m; i++)
+            dt == RB_F32 ? (((float *)b)[i] = (float)harness_value(3, 1, i, dt))
+                         : (((double *)b)[i] = harness_value(3, 1, i, dt));
+        run_team(blk, dt, s, 2, a, b, c1);
+        rb_operands x;
+        harness_slice(RB_OP_MATMUL, s, el, a, b, c2, 0, 1, &x);
+        ob->fn[dt](&x);
+        double worst = 0.0;
+        for (size_t i = 0; i < s.n * s.m; i++) {
+            const double u = dt == RB_F32 ? ((float *)c1)[i] : ((double *)c1)[i];
+            const double v = dt == RB_F32 ? ((float *)c2)[i] : ((double *)c2)[i];
+            worst = fmax(worst, fabs(u - v) / (double)s.p);
+        }
+        /* |a_ik b_kj| < 1, so both are within P eps of the truth */
+        CHECK(worst <= 2.0 * ref_tolerance(dt, s.p));
+        free(a);
+        free(b);
+        free(c1);
+        free(c2);
+    }
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
+    /* Every code path this CPU has (ROOFBENCH_ISA's caps), with the cache
+     * sizes of this machine and with the smallest the blocks allow, so
+     * that shapes cross KC, MC and NC. */
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    const unsigned full = host_isa_mask(&cpu);
+    const unsigned caps[] = {full, full & ~(unsigned)RB_ISA_AVX512F,
+                             full & RB_ISA_SSE2};
+    const rb_config small = {.isa = 0, .l1d = 8 << 10, .l2 = 128 << 10,
+                             .l3 = 1 << 20};
+    for (int ci = 0; ci < 3; ci++)
+        for (int cache = 0; cache < 2; cache++) {
+            rb_config cfg = cache ? small
+                                  : (rb_config){.isa = 0,
+                                                .l1d = 32 << 10,
+                                                .l2 = 1 << 20,
+                                                .l3 = 8 << 20};
+            cfg.isa = caps[ci];
+            rb_configure(&cfg);
+            rb_blocking bk;
+            rb_blocking_of(RB_F64, &bk);
+            printf("matmul_blocked path %s, KC %zu MC %zu NC %zu\n", bk.path,
+                   bk.kc, bk.mc, bk.nc);
+            static const rb_shape blocked_shapes[] = {
+                {1, 1, 1},     {7, 7, 7},      {33, 33, 33},
+                {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
+                {9, 70, 1100}, {61, 1, 45},    {1000, 17, 3},
+                {1000, 1000, 130}, {130, 1000, 1000}};
+            for (size_t i = 0;
+                 i < sizeof(blocked_shapes) / sizeof(blocked_shapes[0]); i++)
+                test_op(RB_OP_MATMUL, blocked_shapes[i], "matmul_blocked");
+            test_op(RB_OP_DOT, (rb_shape){1, 1000, 1}, "dot_simd");
+            test_op(RB_OP_DOT, (rb_shape){1, 77, 1}, "dot_simd");
+            test_op(RB_OP_MATVEC, (rb_shape){37, 1003, 1}, "matvec_simd");
+            test_op(RB_OP_MATVEC, (rb_shape){5, 7, 1}, "matvec_simd");
+            test_blocked_vs_openblas((rb_shape){130, 257, 100});
+        }
+    const rb_config def = {.isa = full};
+    rb_configure(&def);
     static const rb_shape shapes[] = {
         {1, 1, 1},       {3, 3, 3},     {7, 7, 7},     {31, 31, 31},
         {64, 64, 64},    {100, 100, 100}, {257, 257, 257},
@@ -165,12 +299,13 @@ int main(void)
         {65, 129, 257},  {33, 1, 5},    {300, 200, 520}};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         const rb_shape s = shapes[i];
-        test_op(RB_OP_DOT, s);
-        test_op(RB_OP_MATVEC, s);
-        test_op(RB_OP_MATMUL, s);
+        test_op(RB_OP_DOT, s, NULL);
+        test_op(RB_OP_MATVEC, s, NULL);
+        test_op(RB_OP_MATMUL, s, NULL);
         /* Batched holds N*P*M elements of B: keep N small for big P, M. */
         test_op(RB_OP_BATCHED,
-                (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m});
+                (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m},
+                NULL);
     }
     test_check_catches_errors();
     test_reference_by_hand();

@@ -1,0 +1,48 @@
+/* Inside the blocked matmul: the register-tile micro-kernels and the code
+ * paths that offer them. Not part of the kernel interface. */
+#ifndef ROOFBENCH_GEMM_H
+#define ROOFBENCH_GEMM_H
+
+#include <stddef.h>
+
+/* C[0:MR, 0:NR] = (accumulate ? C : 0) + A_panel B_panel, where A_panel
+ * holds kc columns of MR packed values (a[k * MR + i]) and B_panel kc rows
+ * of NR packed values (b[k * NR + j]): kc rank-1 updates of an MR x NR
+ * tile held in registers. */
+typedef void (*gemm_ukr_f32)(size_t kc, const float *restrict a,
+                             const float *restrict b, float *restrict c,
+                             size_t ldc, int accumulate);
+typedef void (*gemm_ukr_f64)(size_t kc, const double *restrict a,
+                             const double *restrict b, double *restrict c,
+                             size_t ldc, int accumulate);
+
+typedef struct {
+    const char *name;
+    unsigned needs;          /* RB_ISA_* mask                        */
+    size_t mr32, nr32;       /* register tile for f32                */
+    gemm_ukr_f32 f32;
+    size_t mr64, nr64;       /* and for f64                          */
+    gemm_ukr_f64 f64;
+} gemm_path;
+
+/* Every path, fastest first; the last is portable C and always fits. */
+extern const gemm_path gemm_paths[];
+extern const size_t gemm_npaths;
+
+/* The first path the mask allows. */
+const gemm_path *gemm_path_select(unsigned isa);
+
+void gemm_ukr_avx512_f32(size_t kc, const float *restrict a,
+                         const float *restrict b, float *restrict c,
+                         size_t ldc, int accumulate);
+void gemm_ukr_avx512_f64(size_t kc, const double *restrict a,
+                         const double *restrict b, double *restrict c,
+                         size_t ldc, int accumulate);
+void gemm_ukr_avx2_f32(size_t kc, const float *restrict a,
+                       const float *restrict b, float *restrict c, size_t ldc,
+                       int accumulate);
+void gemm_ukr_avx2_f64(size_t kc, const double *restrict a,
+                       const double *restrict b, double *restrict c,
+                       size_t ldc, int accumulate);
+
+#endif
