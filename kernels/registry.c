@@ -77,7 +77,7 @@ const rb_kernel rb_kernels[] = {
     {.name = "matvec_simd",
      .op = RB_OP_MATVEC,
      .form = "dot-product",
-     .description = "y = A x, each row of A dotted with x by the vectorised dot.",
+     .description = "y = A x, four rows at a time against one load of x, eight vector accumulators.",
      .fn = FNS(matvec_simd),
      .threading = RB_SPLIT_HARNESS,
      .counts = rb_counts_matvec,

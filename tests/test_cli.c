@@ -272,6 +272,26 @@ static void test_run_files(void)
     slurp(json, after, sizeof(after));
     CHECK(strcmp(before, after) == 0);
 
+    /* The team kernel through the harness, on 1 thread and all cores. */
+    char out2[600], json2[700];
+    snprintf(out2, sizeof(out2), "%s/team", workdir);
+    snprintf(json2, sizeof(json2), "%s/results.json", out2);
+    const char *team[] = {"run",        "--quick",  "--kernel",
+                          "matmul_blocked,dot_simd,matvec_simd",
+                          "--ceilings", ceilfile, "--out",
+                          out2,         NULL};
+    run(workdir, team, &r);
+    CHECK_INT(r.status, 0);
+    doc = load_json(json2);
+    CHECK(json_array_size(json_object_get(doc, "rows")) >= 6);
+    json_array_foreach(json_object_get(doc, "rows"), i, row)
+        CHECK(json_is_true(
+            json_object_get(json_object_get(row, "verify"), "passed")));
+    CHECK(json_is_object(json_object_get(
+        json_object_get(json_object_get(doc, "context"), "kernels"),
+        "matmul_blocked")));
+    json_decref(doc);
+
     /* Default folders: two runs, two new folders under results/runs. */
     const char *quick[] = {"run",     "--quick", "--kernel",   "dot",
                            "--dtype", "f32",     "--threads",  "1",
