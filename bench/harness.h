@@ -13,8 +13,6 @@
 #include "stats.h"
 #include "util.h"
 
-enum { HARNESS_MAX_THREADS = 1024 };
-
 typedef struct {
     const rb_kernel *kernels[64];
     size_t nkernels;

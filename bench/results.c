@@ -53,14 +53,20 @@ static int make_dirs(const char *path)
     return 0;
 }
 
+/* Whether dir already holds any file a run or a ceilings measurement
+ * writes. */
 static int holds_results(const char *dir)
 {
+    static const char *const names[] = {"results.json", "results.csv",
+                                        "ceilings.json", "bandwidth.csv",
+                                        "levels.csv"};
     char p[4200];
-    snprintf(p, sizeof(p), "%s/results.json", dir);
-    if (access(p, F_OK) == 0)
-        return 1;
-    snprintf(p, sizeof(p), "%s/results.csv", dir);
-    return access(p, F_OK) == 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        if (access(p, F_OK) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* The deepest existing ancestor of path must be a writable folder. */
