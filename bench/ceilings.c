@@ -21,7 +21,7 @@
 #include "timer.h"
 
 static const char *const bw_names[BW_NKERNELS] = {"read", "write", "copy",
-                                                  "triad"};
+                                                  "triad", "schoenauer"};
 
 const char *bw_kernel_name(bw_kernel k)
 {
@@ -30,7 +30,7 @@ const char *bw_kernel_name(bw_kernel k)
 
 int bw_kernel_streams(bw_kernel k)
 {
-    static const int streams[BW_NKERNELS] = {1, 1, 2, 3};
+    static const int streams[BW_NKERNELS] = {1, 1, 2, 3, 4};
     return k < BW_NKERNELS ? streams[k] : 0;
 }
 
@@ -359,7 +359,7 @@ typedef struct {
     bw_kernel kernel;
     size_t n;       /* elements per stream per thread at this point */
     size_t cap;     /* elements allocated per stream per thread     */
-    double *buf[CEIL_MAX_THREADS][3];
+    double *buf[CEIL_MAX_THREADS][4];
     uint64_t sums[CEIL_MAX_THREADS][RB_STREAM_SUMS];
     double write_value;
 } bw_ctx;
@@ -373,6 +373,11 @@ static double pattern_b(size_t i)
 static double pattern_c(size_t i)
 {
     return (double)(i % 5 + 1);
+}
+
+static double pattern_d(size_t i)
+{
+    return (double)(i % 3 + 1);
 }
 
 static const double TRIAD_S = 3.0;
@@ -393,6 +398,8 @@ static void job_bw_fill(void *arg, int tid, int nt)
             c->buf[tid][1][i] = pattern_b(i);
         if (streams > 2)
             c->buf[tid][2][i] = pattern_c(i);
+        if (streams > 3)
+            c->buf[tid][3][i] = pattern_d(i);
     }
 }
 
@@ -422,8 +429,11 @@ static void job_bw(void *arg, int tid, int nt)
     case BW_COPY:
         c->v->copy(b[0], b[1], c->n, c->reps);
         break;
-    default:
+    case BW_TRIAD:
         c->v->triad(b[0], b[1], b[2], TRIAD_S, c->n, c->reps);
+        break;
+    default:
+        c->v->schoenauer(b[0], b[1], b[2], b[3], c->n, c->reps);
         break;
     }
     __asm__ volatile("" : : "r"(b[0]) : "memory");
@@ -451,10 +461,12 @@ static int bw_verify(const bw_ctx *c, int nt, rb_err *e)
             continue;
         }
         for (size_t i = 0; i < c->n; i++) {
-            const double want = c->kernel == BW_WRITE ? c->write_value
-                                : c->kernel == BW_COPY
-                                    ? pattern_b(i)
-                                    : pattern_b(i) + TRIAD_S * pattern_c(i);
+            const double want =
+                c->kernel == BW_WRITE  ? c->write_value
+                : c->kernel == BW_COPY ? pattern_b(i)
+                : c->kernel == BW_TRIAD
+                    ? pattern_b(i) + TRIAD_S * pattern_c(i)
+                    : pattern_b(i) + pattern_c(i) * pattern_d(i);
             if (a[i] != want)
                 return rb_fail(e, RB_EMEASURE,
                                "%s kernel: thread %d element %zu is %g, "
@@ -468,7 +480,7 @@ static int bw_verify(const bw_ctx *c, int nt, rb_err *e)
 static void bw_free(bw_ctx *c, int nt)
 {
     for (int t = 0; t < nt; t++)
-        for (int s = 0; s < 3; s++)
+        for (int s = 0; s < 4; s++)
             free(c->buf[t][s]);
 }
 

@@ -24,10 +24,17 @@ enum {
     CEILINGS_SCHEMA_VERSION = 1
 };
 
-typedef enum { BW_READ = 0, BW_WRITE, BW_COPY, BW_TRIAD, BW_NKERNELS } bw_kernel;
+typedef enum {
+    BW_READ = 0,
+    BW_WRITE,
+    BW_COPY,
+    BW_TRIAD,
+    BW_SCHOENAUER,
+    BW_NKERNELS
+} bw_kernel;
 
 const char *bw_kernel_name(bw_kernel k);
-/* Arrays a kernel streams: 1, 1, 2 or 3. */
+/* Arrays a kernel streams: 1, 1, 2, 3 or 4. */
 int bw_kernel_streams(bw_kernel k);
 
 typedef struct {

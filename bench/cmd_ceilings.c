@@ -37,9 +37,11 @@ static void help(void)
         "  --width LIST      peak vector widths in bits: 64 (scalar), 128, "
         "256, 512,\n"
         "                    or none (default: every width this CPU has)\n"
-        "  --kernel LIST     bandwidth kernels: read, write, copy, triad, or "
-        "none\n"
-        "                    (default all)\n"
+        "  --kernel LIST     bandwidth kernels: read, write, copy, triad "
+        "(STREAM's\n"
+        "                    a = b + s*c), schoenauer (a = b + c*d, "
+        "likwid's triad),\n"
+        "                    or none (default all)\n"
         "  --bw-width BITS   vector width of the bandwidth kernels (default "
         "the widest)\n"
         "  --size START:END  working sets to sweep, all threads together "
@@ -364,7 +366,7 @@ int cmd_ceilings(int argc, char **argv)
                     found = plan.bw_kernels[k] = 1;
             if (!found) {
                 rc = cmd_bad("--kernel '%s': unknown bandwidth kernel (read, "
-                             "write, copy, triad)",
+                             "write, copy, triad, schoenauer)",
                              items[i]);
                 goto done;
             }

@@ -42,7 +42,9 @@ extern const size_t rb_npeak_variants;
  *          running sums that the caller zeroes and adds up; 8 bytes read
  *   write: a[i] = v;                    8 bytes written
  *   copy:  a[i] = b[i];                 8 read, 8 written
- *   triad: a[i] = b[i] + s * c[i];      16 read, 8 written
+ *   triad: a[i] = b[i] + s * c[i];      16 read, 8 written (STREAM's)
+ *   schoenauer: a[i] = b[i] + c[i] * d[i];  24 read, 8 written (the
+ *          vector triad of likwid-bench's `triad` test)
  * Byte counts are those the code names; write-allocate traffic of the
  * stores is not counted (as in STREAM and likwid-bench). */
 enum { RB_STREAM_BLOCK = 64, RB_STREAM_SUMS = 64 };
@@ -58,6 +60,9 @@ typedef struct {
     void (*triad)(double *restrict a, const double *restrict b,
                   const double *restrict c, double s, size_t n,
                   uint64_t reps);
+    void (*schoenauer)(double *restrict a, const double *restrict b,
+                       const double *restrict c, const double *restrict d,
+                       size_t n, uint64_t reps);
 } rb_stream_variant;
 
 extern const rb_stream_variant rb_stream_variants[];

@@ -16,7 +16,7 @@ set grid xtics ytics mxtics
 set key outside right top
 set title "Measured bandwidth by working-set size"
 
-kernels = "read write copy triad"
+kernels = "read write copy triad schoenauer"
 do for [fmt in "png svg"] {
   if (fmt eq "png") { set terminal pngcairo size 1400,800 noenhanced } \
   else { set terminal svg size 1400,800 dynamic noenhanced }

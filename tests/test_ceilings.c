@@ -253,7 +253,7 @@ static void test_kernels_closed_form(void)
 
     enum { N = 4 * RB_STREAM_BLOCK };
     uint64_t ia[N];
-    double a[N], b[N], c[N];
+    double a[N], b[N], c[N], d[N];
     for (size_t i = 0; i < rb_nstream_variants; i++) {
         const rb_stream_variant *v = &rb_stream_variants[i];
         if ((v->needs & isa) != v->needs)
@@ -264,6 +264,7 @@ static void test_kernels_closed_form(void)
             want += 3 * ia[k];
             b[k] = k % 7;
             c[k] = k % 5;
+            d[k] = k % 3;
         }
         v->read(ia, N, 3, sums);
         for (int k = 0; k < RB_STREAM_SUMS; k++)
@@ -281,6 +282,10 @@ static void test_kernels_closed_form(void)
         v->triad(a, b, c, 3.0, N, 2);
         for (int k = 0; k < N; k++)
             ok &= a[k] == b[k] + 3.0 * c[k];
+        CHECK(ok);
+        v->schoenauer(a, b, c, d, N, 2);
+        for (int k = 0; k < N; k++)
+            ok &= a[k] == b[k] + c[k] * d[k];
         CHECK(ok);
     }
     CHECK_U64(rb_clock_chain(1000), 64000);
