@@ -140,25 +140,38 @@ static float dot_c_f32(const float *restrict a, const float *restrict b,
     return sum;
 }
 
-/* Used by matvec_simd too: one row of A dotted with x. */
-double rb_dot_simd_f64(const double *a, const double *b, size_t n)
+/* The code path the configured ISA allows: 2 AVX-512, 1 AVX2 + FMA, 0 C. */
+static int simd_level(void)
 {
     const unsigned isa = rb_config_get()->isa;
     if (isa & RB_ISA_AVX512F)
+        return 2;
+    return (isa & (RB_ISA_AVX2 | RB_ISA_FMA)) == (RB_ISA_AVX2 | RB_ISA_FMA);
+}
+
+/* Used by matvec_simd too: one row of A dotted with x. */
+double rb_dot_simd_f64(const double *a, const double *b, size_t n)
+{
+    switch (simd_level()) {
+    case 2:
         return dot_avx512_f64(a, b, n);
-    if ((isa & (RB_ISA_AVX2 | RB_ISA_FMA)) == (RB_ISA_AVX2 | RB_ISA_FMA))
+    case 1:
         return dot_avx2_f64(a, b, n);
-    return dot_c_f64(a, b, n);
+    default:
+        return dot_c_f64(a, b, n);
+    }
 }
 
 float rb_dot_simd_f32(const float *a, const float *b, size_t n)
 {
-    const unsigned isa = rb_config_get()->isa;
-    if (isa & RB_ISA_AVX512F)
+    switch (simd_level()) {
+    case 2:
         return dot_avx512_f32(a, b, n);
-    if ((isa & (RB_ISA_AVX2 | RB_ISA_FMA)) == (RB_ISA_AVX2 | RB_ISA_FMA))
+    case 1:
         return dot_avx2_f32(a, b, n);
-    return dot_c_f32(a, b, n);
+    default:
+        return dot_c_f32(a, b, n);
+    }
 }
 
 void dot_simd_f64(const rb_operands *x)
@@ -303,13 +316,10 @@ void matvec_simd_f64(const rb_operands *x)
 {
     const double *a = x->a;
     double *y = x->c;
-    const unsigned isa = rb_config_get()->isa;
-    const int wide = (isa & RB_ISA_AVX512F) != 0;
-    const int avx2 =
-        (isa & (RB_ISA_AVX2 | RB_ISA_FMA)) == (RB_ISA_AVX2 | RB_ISA_FMA);
+    const int level = simd_level();
     size_t i = 0;
-    for (; i + 4 <= x->n && (wide || avx2); i += 4) {
-        if (wide)
+    for (; i + 4 <= x->n && level > 0; i += 4) {
+        if (level == 2)
             mv4_avx512_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
         else
             mv4_avx2_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
@@ -322,13 +332,10 @@ void matvec_simd_f32(const rb_operands *x)
 {
     const float *a = x->a;
     float *y = x->c;
-    const unsigned isa = rb_config_get()->isa;
-    const int wide = (isa & RB_ISA_AVX512F) != 0;
-    const int avx2 =
-        (isa & (RB_ISA_AVX2 | RB_ISA_FMA)) == (RB_ISA_AVX2 | RB_ISA_FMA);
+    const int level = simd_level();
     size_t i = 0;
-    for (; i + 4 <= x->n && (wide || avx2); i += 4) {
-        if (wide)
+    for (; i + 4 <= x->n && level > 0; i += 4) {
+        if (level == 2)
             mv4_avx512_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
         else
             mv4_avx2_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
