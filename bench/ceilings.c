@@ -1028,3 +1028,30 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
         gemms, "caches", caches, "roofline", roofs);
     return RB_OK;
 }
+
+int ceilings_measure_roofline(hwloc_topology_t topo, const int *threads,
+                              int nthreads, const rb_dtype *dtypes,
+                              int ndtypes, json_t *context, json_t **doc,
+                              rb_err *e)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    const unsigned isa = host_isa_mask(&cpu);
+    ceilings_plan cp;
+    ceilings_plan_defaults(&cp, 1, pin_ncores(topo), isa, 0.0,
+                           (double)host_mem_available());
+    if (nthreads > CEIL_MAX_THREADS)
+        nthreads = CEIL_MAX_THREADS;
+    cp.nthreads = nthreads;
+    for (int t = 0; t < nthreads; t++)
+        cp.threads[t] = threads[t];
+    cp.ndtypes = ndtypes;
+    for (int d = 0; d < ndtypes; d++)
+        cp.dtypes[d] = dtypes[d];
+    cp.widths[0] = cp.widths[cp.nwidths - 1];
+    cp.nwidths = 1;
+    memset(cp.bw_kernels, 0, sizeof(cp.bw_kernels));
+    cp.bw_kernels[BW_READ] = 1;
+    cp.gemm_n = 0;
+    return ceilings_measure(topo, &cp, &cpu, context, doc, NULL, e);
+}

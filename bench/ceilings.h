@@ -88,4 +88,12 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
                      const host_cpu *cpu, json_t *context, json_t **doc,
                      void (*progress)(const char *line), rb_err *e);
 
+/* The quick roofline `run` and `model --profile host` need when no
+ * ceilings file is given: clock, peak at the widest vector width for the
+ * dtypes, and the read sweep (4 KiB to 1 GiB) for the thread counts. */
+int ceilings_measure_roofline(hwloc_topology_t topo, const int *threads,
+                              int nthreads, const rb_dtype *dtypes,
+                              int ndtypes, json_t *context, json_t **doc,
+                              rb_err *e);
+
 #endif

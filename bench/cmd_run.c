@@ -245,30 +245,15 @@ static int measure_roofline(hwloc_topology_t topo, const harness_plan *plan,
                             json_t *context, const char *dir, int quiet,
                             roofline *roof, json_t **doc, rb_err *e)
 {
-    host_cpu cpu;
-    host_cpu_probe(&cpu);
-    const unsigned isa = host_isa_mask(&cpu);
-    ceilings_plan cp;
-    ceilings_plan_defaults(&cp, 1, pin_ncores(topo), isa, 0.0,
-                           (double)host_mem_available());
-    cp.nthreads = plan->nthreads;
-    for (int t = 0; t < plan->nthreads; t++)
-        cp.threads[t] = plan->threads[t];
-    cp.ndtypes = plan->ndtypes;
-    for (int d = 0; d < plan->ndtypes; d++)
-        cp.dtypes[d] = plan->dtypes[d];
-    cp.widths[0] = cp.widths[cp.nwidths - 1];
-    cp.nwidths = 1;
-    memset(cp.bw_kernels, 0, sizeof(cp.bw_kernels));
-    cp.bw_kernels[BW_READ] = 1;
-    cp.gemm_n = 0;
     if (!quiet) {
-        printf("measuring the host roofline first (peak %u-bit, read "
-               "bandwidth %s to %s; --ceilings FILE reuses one)\n",
-               cp.widths[0], "4 KiB", "1 GiB");
+        printf("measuring the host roofline first (peak at the widest vector "
+               "width, read bandwidth 4 KiB to 1 GiB; --ceilings FILE reuses "
+               "one)\n");
         fflush(stdout);
     }
-    int rc = ceilings_measure(topo, &cp, &cpu, context, doc, NULL, e);
+    int rc = ceilings_measure_roofline(topo, plan->threads, plan->nthreads,
+                                       plan->dtypes, plan->ndtypes, context,
+                                       doc, e);
     if (rc)
         return rc;
     char *text = json_dumps(*doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));

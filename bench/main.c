@@ -20,13 +20,17 @@ static const struct {
      "verify and time kernels; write a results folder and print a table"},
     {"ceilings", cmd_ceilings,
      "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
+    {"profiles", cmd_profiles,
+     "chip profiles: ridge point per dtype, network ridge per link"},
+    {"model", cmd_model,
+     "analytic roofline of any contraction on chip profiles or the host"},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: roofbench <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n`roofbench <command> --help` describes each command.\n"
                "Exit status: 0 success, 1 a measurement or verification "
                "failed,\n2 bad input or an unusable environment.\n");
@@ -105,7 +109,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
         }
     fprintf(stderr,
-            "roofbench: unknown command '%s' (commands: info, list, run, ceilings; "
+            "roofbench: unknown command '%s' (commands: info, list, run, ceilings, profiles, model; "
             "see roofbench --help)\n",
             argv[1]);
     return 2;

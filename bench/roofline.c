@@ -160,3 +160,36 @@ int roofline_bound(const roofline *r, int threads, rb_dtype dt,
     out->fraction = measured_gflops / out->attainable_gflops;
     return 0;
 }
+
+int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
+{
+    memset(p, 0, sizeof(*p));
+    const roof_team *t = NULL;
+    for (size_t i = 0; i < r->nteams; i++)
+        if (!t || r->teams[i].threads > t->threads)
+            t = &r->teams[i];
+    if (!t)
+        return rb_fail(e, RB_EINPUT, "the host ceilings hold no roofline");
+    const roof_level *dram = NULL;
+    for (size_t l = 0; l < t->nlevels; l++)
+        if (strcmp(t->levels[l].name, "DRAM") == 0)
+            dram = &t->levels[l];
+    if (!dram)
+        return rb_fail(e, RB_EINPUT,
+                       "the host ceilings (%d threads) show no DRAM plateau: "
+                       "the read sweep must reach past the last cache",
+                       t->threads);
+    snprintf(p->id, sizeof(p->id), "host");
+    snprintf(p->name, sizeof(p->name), "%s, measured, %d thread%s", r->host,
+             t->threads, t->threads > 1 ? "s" : "");
+    snprintf(p->vendor, sizeof(p->vendor), "this machine");
+    snprintf(p->kind, sizeof(p->kind), "host");
+    p->peak[PD_FP32] = t->peak_gflops[RB_F32] * 1e9;
+    p->peak[PD_FP64] = t->peak_gflops[RB_F64] * 1e9;
+    p->headline = p->peak[PD_FP64] > 0.0 ? PD_FP64 : PD_FP32;
+    if (p->peak[p->headline] <= 0.0)
+        return rb_fail(e, RB_EINPUT,
+                       "the host ceilings hold no fp32 or fp64 peak");
+    p->mem_bw = dram->gbs * 1e9;
+    return RB_OK;
+}

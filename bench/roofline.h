@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../kernels/kernel.h"
+#include "profile.h"
 #include "util.h"
 
 enum { ROOF_MAX_TEAMS = 16, ROOF_MAX_LEVELS = 8, ROOF_MAX_POINTS = 256 };
@@ -61,5 +62,10 @@ typedef struct {
 int roofline_bound(const roofline *r, int threads, rb_dtype dt,
                    uint64_t flops, uint64_t bytes, double measured_gflops,
                    roof_bound *out);
+
+/* The measured host as a profile (id "host"): fp32 and fp64 peaks of the
+ * largest team, its DRAM plateau as the memory bandwidth, and the level
+ * bandwidths as notes. Fails when the roofline has no DRAM plateau. */
+int roofline_to_profile(const roofline *r, profile *p, rb_err *e);
 
 #endif

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -163,6 +164,61 @@ static const cli_case cases[] = {
     {{"ceilings", "--samples", "2"}, 2, "--samples '2': too small"},
     {{"ceilings", "--dtype", "bf16"}, 2, "--dtype 'bf16': unknown"},
     {{"ceilings", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"profiles", "--help"}, 0, "usage: roofbench profiles"},
+    {{"profiles"}, 0, "tpu-v5e"},
+    {{"profiles", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"profiles", "--profiles", "/nonexistent"}, 2, "/nonexistent: cannot open"},
+    {{"profiles", "--ceilings", "/nonexistent.json"}, 2, "/nonexistent.json"},
+    {{"model", "--help"}, 0, "usage: roofbench model"},
+    {{"model", "bp,pm->bm", "b=240", "p=8192", "m=8192", "--profile",
+      "tpu-v5e"},
+     0,
+     "tpu-v5e/bf16"},
+    {{"model"}, 2, "no SPEC"},
+    {{"model", "bp,pm", "b=1", "p=1", "m=1"}, 2, "no '->'"},
+    {{"model", "bp,pm->bx", "b=1", "p=1", "m=1"}, 2,
+     "output letter 'x' is in neither operand"},
+    {{"model", "bb,pm->bm", "b=1", "p=1", "m=1"}, 2, "'b' repeats inside"},
+    {{"model", "bp,pm->bm", "b=1", "p=1"}, 2, "dimension m has no size"},
+    {{"model", "bp,pm->bm", "b=0", "p=1", "m=1"}, 2, "b '0': too small"},
+    {{"model", "bp,pm->bm", "b=-3", "p=1", "m=1"}, 2,
+     "b '-3': not a non-negative integer"},
+    {{"model", "bp,pm->bm", "b=x", "p=1", "m=1"}, 2, "b 'x'"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "q=4"}, 2,
+     "no dimension q in bp,pm->bm"},
+    {{"model", "bp,pm->bm", "b=4G", "p=4G", "m=4G"}, 2, "overflow 64 bits"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--profile", "tpu-v9"}, 2,
+     "--profile 'tpu-v9': unknown profile"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--profile", "../x"}, 2,
+     "not a profile name"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--profile", "tpu-v5e",
+      "--dtype", "fp64"},
+     2,
+     "profile tpu-v5e has no fp64 peak"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--dtype", "fp12"}, 2,
+     "--dtype 'fp12': unknown"},
+    {{"model", "bp,pm->bm", "b=1", "p=8", "m=1", "--shard", "p:2", "--link",
+      "nvlink", "--profile", "tpu-v5e"},
+     2,
+     "profile tpu-v5e has no such link (it has ici, pcie, dcn)"},
+    {{"model", "bp,pm->bm", "b=1", "p=8", "m=1", "--shard", "b:2"}, 2,
+     "b is a free dimension"},
+    {{"model", "bp,pm->bm", "b=1", "p=8", "m=1", "--shard", "p"}, 2,
+     "write D:N"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--shard", "p:2"}, 2,
+     "smaller than 2 chips"},
+    {{"model", "bp,pm->bm", "p=1", "m=1", "--sweep", "b=8:2"}, 2,
+     "an empty range"},
+    {{"model", "bp,pm->bm", "p=1", "m=1", "--sweep", "z=1:8"}, 2,
+     "z is not a dimension"},
+    {{"model", "--file", "/nonexistent.txt"}, 2, "cannot open"},
+    {{"model", "bp,pm->bm", "--file", "/etc/hostname"}, 2, "not both"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--link", "ici"}, 2,
+     "only with --shard"},
+    {{"model", "bp,pm->bm", "b=1", "p=1", "m=1", "--profile", "host",
+      "--ceilings", "/nonexistent.json"},
+     2,
+     "/nonexistent.json"},
 };
 
 static void test_bad_input(void)
@@ -408,6 +464,99 @@ static void test_ceilings(void)
     json_decref(doc);
 }
 
+/* model on the measured host, from a ceilings file, and a layer billed
+ * from a file; the JSON figures follow from the inputs. */
+static void test_model(void)
+{
+    result r;
+    /* the small test measurement stops at 1 MiB: no DRAM plateau */
+    const char *nodram[] = {"model",     "bp,pm->bm", "b=1",        "p=64",
+                            "m=64",      "--profile", "host",       "--ceilings",
+                            ceilfile,    NULL};
+    run(workdir, nodram, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "no DRAM plateau");
+    CHECK_INT(count_entries(workdir), 0);
+
+    /* the same measurement with a DRAM plateau of 25 GB/s added */
+    json_t *doc = load_json(ceilfile);
+    json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
+    json_array_append_new(json_object_get(team, "levels"),
+                          json_pack("{s:s, s:f, s:f, s:f}", "name", "DRAM",
+                                    "gbs", 25.0, "starts_bytes", 1e9,
+                                    "ends_bytes", 2e9));
+    const double f64 = json_number_value(json_object_get(
+        json_object_get(team, "peak_gflops"), "f64"));
+    char host[700];
+    snprintf(host, sizeof(host), "%s/host-dram.json", ceildir);
+    json_dump_file(doc, host, 0);
+    json_decref(doc);
+    const char *args[] = {"model",   "bp,pm->bm", "b=1",        "p=4096",
+                          "m=4096",  "--profile", "host",       "--ceilings",
+                          host,      "--json",    NULL};
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    json_error_t je;
+    json_t *out = json_loads(r.out, 0, &je);
+    CHECK(out != NULL);
+    json_t *t0 = json_array_get(json_object_get(out, "targets"), 0);
+    CHECK_STR_HAS(jstr(t0, "dtype", NULL), "fp64");
+    CHECK(fabs(json_number_value(json_object_get(t0, "mem_bw")) - 25e9) < 1.0);
+    CHECK(fabs(json_number_value(json_object_get(t0, "peak_flops")) -
+               f64 * 1e9) < 1e-6 * f64 * 1e9);
+    /* 1 x 4096 x 4096 in f64: memory-bound at one FLOP per 4 bytes */
+    json_t *ev = json_array_get(
+        json_object_get(json_array_get(json_object_get(out, "specs"), 0),
+                        "evaluations"),
+        0);
+    CHECK_STR_HAS(jstr(ev, "bound", NULL), "memory");
+    CHECK(fabs(json_number_value(json_object_get(ev, "t_mem_s")) -
+               8.0 * (4096.0 + 4096.0 * 4096 + 4096) / 25e9) < 1e-12);
+    json_decref(out);
+
+    /* a layer from a file: one line per spec, a total that adds up */
+    char layer[700];
+    snprintf(layer, sizeof(layer), "%s/layer.txt", ceildir);
+    FILE *f = fopen(layer, "w");
+    fprintf(f, "# two projections and a decode attention\n"
+               "bd,df->bf f=16384   # up\n\n"
+               "bf,fd->bd f=16384   # down\n"
+               "bhk,bhkd->bhd h=32 k=8192 d=128\n");
+    fclose(f);
+    const char *bill[] = {"model", "--file", layer, "b=8", "d=4096",
+                          "--profile", "tpu-v5e", "--json", NULL};
+    run(workdir, bill, &r);
+    CHECK_INT(r.status, 0);
+    out = json_loads(r.out, 0, &je);
+    CHECK(out != NULL);
+    json_t *specs = json_object_get(out, "specs");
+    CHECK_INT(json_array_size(specs), 3);
+    double flops = 0.0, t = 0.0;
+    for (size_t i = 0; i < json_array_size(specs); i++) {
+        json_t *e0 = json_array_get(
+            json_object_get(json_array_get(specs, i), "evaluations"), 0);
+        flops += json_number_value(json_object_get(e0, "flops_per_chip"));
+        t += json_number_value(json_object_get(e0, "t_s"));
+    }
+    /* 2 x 8 x 4096 x 16384 twice, and 2 x 8 x 32 x 8192 x 128 */
+    CHECK(fabs(flops - (2.0 * 2 * 8 * 4096 * 16384 + 2.0 * 8 * 32 * 8192 * 128)) < 1.0);
+    json_t *tot = json_array_get(json_object_get(out, "total"), 0);
+    CHECK(fabs(json_number_value(json_object_get(tot, "flops")) - flops) < 1.0);
+    CHECK(fabs(json_number_value(json_object_get(tot, "t_s")) - t) < 1e-9 * t);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(specs, 1), "line")), 4);
+    json_decref(out);
+
+    /* a bad line is named by file and line */
+    f = fopen(layer, "w");
+    fprintf(f, "bd,df->bf\nbd,df-bf\n");
+    fclose(f);
+    run(workdir, bill, &r);
+    CHECK_INT(r.status, 2);
+    char want[800];
+    snprintf(want, sizeof(want), "%s:2: einsum 'bd,df-bf': no '->'", layer);
+    CHECK_STR_HAS(r.err, want);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -427,6 +576,7 @@ int main(int argc, char **argv)
     }
     test_bad_input();
     test_ceilings();
+    test_model();
     test_run_files();
     test_interrupt();
     char cmd[300];
