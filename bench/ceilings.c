@@ -488,6 +488,7 @@ static void bw_free(bw_ctx *c, int nt)
  * streams of all threads; each thread streams its own first-touched part. */
 static int measure_bw_curve(pool *team, int nt, bw_kernel k,
                             const ceilings_plan *plan, unsigned isa,
+                            size_t cache_levels,
                             json_t **out, rb_err *e)
 {
     bw_ctx *c = calloc(1, sizeof(*c));
@@ -593,8 +594,8 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
     /* Steps below 12% are drift within a level; a sweep that ends within
      * a block of past_cache_bytes has reached it. */
     const size_t nl = plateau_detect(bytes, best, np, 1.12,
-                                     plan->past_cache_bytes * 0.99, lv,
-                                     CEIL_MAX_LEVELS);
+                                     plan->past_cache_bytes * 0.99,
+                                     cache_levels, lv, CEIL_MAX_LEVELS);
     json_t *levels = json_array();
     for (size_t i = 0; i < nl; i++)
         json_array_append_new(
@@ -704,6 +705,19 @@ out:
     free(b);
     free(c);
     return rc;
+}
+
+/* Data cache levels hwloc reports (L1 to L5): a curve shows no more. 0
+ * when it reports none (no cap then). */
+static size_t cache_levels(hwloc_topology_t topo)
+{
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+        HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        n += hwloc_get_nbobjs_by_type(topo, types[i]) > 0;
+    return n;
 }
 
 /* ---- caches: reported against measured ------------------------------------ */
@@ -894,7 +908,8 @@ static int measure_team(hwloc_topology_t topo, int nt,
         if (!plan->bw_kernels[k])
             continue;
         json_t *curve = NULL;
-        if ((rc = measure_bw_curve(team, nt, (bw_kernel)k, plan, isa, &curve,
+        if ((rc = measure_bw_curve(team, nt, (bw_kernel)k, plan, isa,
+                                   cache_levels(topo), &curve,
                                    e)))
             break;
         json_array_append_new(curves, curve);

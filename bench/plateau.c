@@ -28,6 +28,7 @@ static double trend(const double *y, size_t first, size_t last)
 
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
+                      size_t max_caches,
                       plateau *out, size_t max)
 {
     if (n == 0 || n > MAX_POINTS || max == 0)
@@ -124,15 +125,32 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
         }
         out[np++] = p;
     }
+    /* DRAM: the last level of a sweep that went past every cache, once
+     * its plateau reaches well beyond the caches too. */
+    const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
+                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0;
+    /* no more cache levels than the machine has */
+    while (max_caches > 0 && np - (size_t)dram > max_caches) {
+        size_t pick = 0;
+        double best_ratio = INFINITY;
+        for (size_t k = 0; k + 1 < np - (size_t)dram; k++) {
+            const double r = out[k].gbs / out[k + 1].gbs;
+            if (r < best_ratio) {
+                best_ratio = r;
+                pick = k;
+            }
+        }
+        out[pick].last = out[pick + 1].last;
+        out[pick].gbs = seg_median(gbs, out[pick].first, out[pick].last);
+        for (size_t k = pick + 1; k + 1 < np; k++)
+            out[k] = out[k + 1];
+        np--;
+    }
     for (size_t k = 0; k < np; k++) {
         out[k].first_bytes = bytes[out[k].first];
         out[k].last_bytes = bytes[out[k].last];
         out[k].next_bytes = out[k].last + 1 < n ? bytes[out[k].last + 1] : 0.0;
     }
-    /* DRAM: the last level of a sweep that went past every cache, once
-     * its plateau reaches well beyond the caches too. */
-    const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
-                     out[np - 1].last_bytes >= past_cache_bytes / 8.0;
     for (size_t k = 0; k < np; k++) {
         if (dram && k == np - 1)
             snprintf(out[k].name, sizeof(out[k].name), "DRAM");

@@ -29,10 +29,13 @@ typedef struct {
  * a faster one is start-up overhead and dropped. The last plateau is named
  * DRAM when the curve reaches past_cache_bytes (a size beyond every cache)
  * and the plateau reaches past an eighth of it; the others are L1, L2, ...
- * in order. Returns the
- * number of plateaus written (at most max). */
+ * in order. A machine cannot show more cache levels than it has: with
+ * max_caches > 0, the two neighbouring cache plateaus closest in bandwidth
+ * are merged until at most max_caches remain (a bump in a noisy transition
+ * otherwise becomes a level of its own and shifts every name after it).
+ * Returns the number of plateaus written (at most max). */
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
-                      plateau *out, size_t max);
+                      size_t max_caches, plateau *out, size_t max);
 
 #endif
