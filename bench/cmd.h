@@ -15,6 +15,7 @@ int cmd_run(int argc, char **argv);
 int cmd_ceilings(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_orders(int argc, char **argv);
 
 /* The facts `info` prints, as the context block every results file holds:
  * host, cpu, topology, openblas, environment, counters, clock, build. */

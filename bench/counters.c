@@ -107,3 +107,187 @@ json_t *counters_json(const counters_status *st)
                      st->event[0] ? st->event : NULL, "unavailable_reason",
                      st->usable ? NULL : st->reason);
 }
+
+/* ---- events and per-thread event sets ------------------------------------ */
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static int library_ready(rb_err *e)
+{
+    static int done = 0, ok = 0;
+    if (!done) {
+        done = 1;
+        const int rc = PAPI_is_initialized()
+                           ? (int)PAPI_VER_CURRENT
+                           : PAPI_library_init(PAPI_VER_CURRENT);
+        ok = rc == (int)PAPI_VER_CURRENT &&
+             PAPI_thread_init((unsigned long (*)(void))pthread_self) ==
+                 PAPI_OK;
+    }
+    if (!ok)
+        return rb_fail(e, RB_EINPUT, "PAPI could not be initialised");
+    return RB_OK;
+}
+
+const char *counters_default_events(const char *vendor, int f64)
+{
+    if (vendor && strcmp(vendor, "GenuineIntel") == 0)
+        return f64 ? "PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_DCM,"
+                     "PAPI_L3_TCM,PAPI_DP_OPS"
+                   : "PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_DCM,"
+                     "PAPI_L3_TCM,PAPI_SP_OPS";
+    /* AMD Zen: PAPI_FP_OPS is the only FLOP preset */
+    return "PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_DCM,PAPI_L3_TCM,"
+           "PAPI_FP_OPS";
+}
+
+static counter_kind kind_of(const char *name)
+{
+    static const struct {
+        const char *name;
+        counter_kind kind;
+    } known[] = {{"PAPI_TOT_CYC", CE_CYCLES},   {"perf::CYCLES", CE_CYCLES},
+                 {"PAPI_TOT_INS", CE_INSTRUCTIONS},
+                 {"perf::INSTRUCTIONS", CE_INSTRUCTIONS},
+                 {"PAPI_L1_DCM", CE_L1D_MISSES}, {"PAPI_L2_DCM", CE_L2_MISSES},
+                 {"PAPI_L2_TCM", CE_L2_MISSES}, {"PAPI_L3_TCM", CE_L3_MISSES},
+                 {"PAPI_FP_OPS", CE_FLOPS},     {"PAPI_DP_OPS", CE_FLOPS},
+                 {"PAPI_SP_OPS", CE_FLOPS}};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (strcmp(name, known[i].name) == 0)
+            return known[i].kind;
+    return CE_OTHER;
+}
+
+int counters_resolve(const char *list, counters_events *ev, rb_err *e)
+{
+    memset(ev, 0, sizeof(*ev));
+    int rc = library_ready(e);
+    if (rc)
+        return rc;
+    char buf[2048];
+    if (strlen(list) >= sizeof(buf))
+        return rb_fail(e, RB_EINPUT, "--events: list too long");
+    snprintf(buf, sizeof(buf), "%s", list);
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (*name == '\0')
+            continue;
+        if (ev->n == COUNTERS_MAX)
+            return rb_fail(e, RB_EINPUT, "--events: more than %d events",
+                           COUNTERS_MAX);
+        for (int i = 0; i < ev->n; i++)
+            if (strcmp(ev->name[i], name) == 0)
+                return rb_fail(e, RB_EINPUT, "--events: '%s' given twice",
+                               name);
+        int code = 0;
+        const int r = PAPI_event_name_to_code(name, &code);
+        if (r != PAPI_OK)
+            return rb_fail(e, RB_EINPUT,
+                           "--events: unknown event '%s' (%s; papi_avail and "
+                           "papi_native_avail list the events)",
+                           name, PAPI_strerror(r));
+        const int i = ev->n++;
+        snprintf(ev->name[i], sizeof(ev->name[i]), "%s", name);
+        ev->code[i] = code;
+        ev->kind[i] = kind_of(name);
+    }
+    if (ev->n == 0)
+        return rb_fail(e, RB_EINPUT, "--events: no event named");
+    /* one by one into a test set: what cannot join, or cannot start and
+     * stop with the others, is unavailable here */
+    int set = PAPI_NULL;
+    if ((rc = PAPI_create_eventset(&set)) != PAPI_OK)
+        return rb_fail(e, RB_EINPUT, "PAPI_create_eventset: %s",
+                       PAPI_strerror(rc));
+    for (int i = 0; i < ev->n; i++) {
+        rc = PAPI_add_event(set, ev->code[i]);
+        if (rc == PAPI_OK) {
+            long long v[COUNTERS_MAX];
+            rc = PAPI_start(set);
+            if (rc == PAPI_OK)
+                rc = PAPI_stop(set, v);
+            if (rc != PAPI_OK) {
+                snprintf(ev->reason[i], sizeof(ev->reason[i]),
+                         "starting %s with the events before it: %s",
+                         ev->name[i], PAPI_strerror(rc));
+                PAPI_remove_event(set, ev->code[i]);
+                continue;
+            }
+            ev->usable[i] = 1;
+            ev->nusable++;
+        } else {
+            snprintf(ev->reason[i], sizeof(ev->reason[i]), "adding %s: %s",
+                     ev->name[i], PAPI_strerror(rc));
+        }
+    }
+    PAPI_cleanup_eventset(set);
+    PAPI_destroy_eventset(&set);
+    return RB_OK;
+}
+
+int counters_thread_open(counters_events *ev, counters_thread *t, rb_err *e)
+{
+    memset(t, 0, sizeof(*t));
+    t->set = PAPI_NULL;
+    for (int i = 0; i < COUNTERS_MAX; i++)
+        t->slot[i] = -1;
+    int rc = library_ready(e);
+    if (rc)
+        return rc;
+    PAPI_register_thread();
+    if ((rc = PAPI_create_eventset(&t->set)) != PAPI_OK)
+        return rb_fail(e, RB_EINPUT, "PAPI_create_eventset: %s",
+                       PAPI_strerror(rc));
+    for (int i = 0; i < ev->n; i++) {
+        if (!ev->usable[i])
+            continue;
+        rc = PAPI_add_event(t->set, ev->code[i]);
+        if (rc != PAPI_OK) {
+            ev->usable[i] = 0;
+            ev->nusable--;
+            snprintf(ev->reason[i], sizeof(ev->reason[i]),
+                     "adding %s on a measuring thread: %s", ev->name[i],
+                     PAPI_strerror(rc));
+            continue;
+        }
+        t->slot[i] = t->nin++;
+    }
+    return RB_OK;
+}
+
+int counters_thread_start(counters_thread *t, rb_err *e)
+{
+    if (t->nin == 0)
+        return RB_OK;
+    const int rc = PAPI_start(t->set);
+    return rc == PAPI_OK ? RB_OK
+                         : rb_fail(e, RB_EMEASURE, "PAPI_start: %s",
+                                   PAPI_strerror(rc));
+}
+
+int counters_thread_stop(counters_thread *t, const counters_events *ev,
+                         long long *sum, rb_err *e)
+{
+    if (t->nin == 0)
+        return RB_OK;
+    long long v[COUNTERS_MAX];
+    const int rc = PAPI_stop(t->set, v);
+    if (rc != PAPI_OK)
+        return rb_fail(e, RB_EMEASURE, "PAPI_stop: %s", PAPI_strerror(rc));
+    for (int i = 0; i < ev->n; i++)
+        if (t->slot[i] >= 0)
+            sum[i] += v[t->slot[i]];
+    return RB_OK;
+}
+
+void counters_thread_close(counters_thread *t)
+{
+    if (t->set != PAPI_NULL) {
+        PAPI_cleanup_eventset(t->set);
+        PAPI_destroy_eventset(&t->set);
+    }
+    PAPI_unregister_thread();
+}

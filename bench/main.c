@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "host.h"
 #include "pin.h"
+#include "simulate.h"
 
 static const struct {
     const char *name;
@@ -20,6 +21,8 @@ static const struct {
      "verify and time kernels; write a results folder and print a table"},
     {"ceilings", cmd_ceilings,
      "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
+    {"orders", cmd_orders,
+     "four orders, same FLOPs: time and traffic of each matmul form"},
     {"profiles", cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
     {"model", cmd_model,
@@ -93,6 +96,16 @@ int main(int argc, char **argv)
         printf("roofbench %s (%s)\n", RB_VERSION, rb_git_revision);
         return 0;
     }
+    /* internal: the process --traffic cachegrind simulates */
+    if (strcmp(argv[1], "_traffic-child") == 0) {
+        hwloc_topology_t topo;
+        rb_err e;
+        if (pin_topology_load(&topo, &e) == RB_OK) {
+            host_configure_kernels(topo, &e);
+            hwloc_topology_destroy(topo);
+        }
+        return cmd_traffic_child(argc - 1, argv + 1);
+    }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             /* The kernels learn what this machine allows before anything
@@ -109,7 +122,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
         }
     fprintf(stderr,
-            "roofbench: unknown command '%s' (commands: info, list, run, ceilings, profiles, model; "
+            "roofbench: unknown command '%s' (commands: info, list, run, ceilings, orders, profiles, model; "
             "see roofbench --help)\n",
             argv[1]);
     return 2;

@@ -164,6 +164,24 @@ static const cli_case cases[] = {
     {{"ceilings", "--samples", "2"}, 2, "--samples '2': too small"},
     {{"ceilings", "--dtype", "bf16"}, 2, "--dtype 'bf16': unknown"},
     {{"ceilings", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"orders", "--help"}, 0, "usage: roofbench orders"},
+    {{"orders", "--traffic", "bogus"}, 2, "--traffic 'bogus': unknown source"},
+    {{"orders", "--events", "PAPI_BOGUS"}, 2, "unknown event 'PAPI_BOGUS'"},
+    {{"orders", "--events", "PAPI_TOT_CYC", "--traffic", "model"}, 2,
+     "only with --traffic counters"},
+    {{"orders", "--cache", "L1=48K:12"}, 2, "expected SIZE:WAYS:LINE"},
+    {{"orders", "--cache", "L1=40K:8:64,LL=1M:16:64"}, 2,
+     "80 sets, not a power of two"},
+    {{"orders", "--cache", "L1=32K:8:60"}, 2, "line size 60 is not a power"},
+    {{"orders", "--kernel", "dot"}, 2, "orders compares the matmul forms"},
+    {{"orders", "--kernel", "matmul_row,matmul_row"}, 2, "given twice"},
+    {{"orders", "--n", "0"}, 2, "--n '0': too small"},
+    {{"orders", "--n", "64", "--sweep", "64:128"}, 2, "choose one"},
+    {{"orders", "--sweep", "100:110"}, 2, "no size between"},
+    {{"orders", "--sweep", "512:64"}, 2, "an empty range"},
+    {{"orders", "--dtype", "f16"}, 2, "--dtype 'f16': unknown dtype"},
+    {{"orders", "--threads", "0"}, 2, "--threads '0': too small"},
+    {{"orders", "extra"}, 2, "unexpected argument 'extra'"},
     {{"profiles", "--help"}, 0, "usage: roofbench profiles"},
     {{"profiles"}, 0, "tpu-v5e"},
     {{"profiles", "extra"}, 2, "unexpected argument 'extra'"},
@@ -557,6 +575,69 @@ static void test_model(void)
     CHECK_STR_HAS(r.err, want);
 }
 
+/* orders end to end at a small size with every source: the same FLOPs in
+ * every form, cachegrind's figures present, counters unavailable with a
+ * reason (never 0) on a machine without a PMU; without valgrind, one line
+ * with the install command. */
+static void test_orders(void)
+{
+    char out[600];
+    snprintf(out, sizeof(out), "%s/orders", ceildir);
+    const char *args[] = {"orders",     "--n",       "48",      "--traffic",
+                          "all",        "--dtype",   "f64",     "--min-time",
+                          "0.001",      "--ceilings", ceilfile, "--out",
+                          out,          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "in every form (asserted equal)");
+    CHECK_STR_HAS(r.out, "moves least at the last level");
+    CHECK_STR_HAS(r.out, "simulated code path: path avx2");
+    char path[700];
+    snprintf(path, sizeof(path), "%s/orders.json", out);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    json_t *size = json_array_get(json_object_get(doc, "sizes"), 0);
+    CHECK(json_number_value(json_object_get(size, "flops")) ==
+          2.0 * 48 * 48 * 48);
+    json_t *forms = json_object_get(size, "forms");
+    CHECK_INT(json_array_size(forms), 6);
+    size_t i;
+    json_t *f;
+    int usable = -1;
+    json_array_foreach(forms, i, f)
+    {
+        json_t *cg = json_object_get(f, "cachegrind");
+        CHECK(cg != NULL);
+        /* at n = 48 everything fits in the LL: about the compulsory 864
+         * lines (3 x 48 x 48 x 8 / 64), more for the packing forms */
+        const double ll = json_number_value(json_object_get(cg, "ll_misses"));
+        CHECK(ll > 800.0 && ll < 4000.0);
+        json_t *ctr = json_object_get(f, "counters");
+        CHECK(ctr != NULL);
+        if (usable < 0)
+            usable = json_object_get(ctr, "unavailable") == NULL;
+        if (!usable)
+            CHECK(strlen(json_string_value(
+                      json_object_get(ctr, "unavailable"))) > 10);
+    }
+    json_decref(doc);
+    snprintf(path, sizeof(path), "%s/orders.csv", out);
+    CHECK(access(path, F_OK) == 0);
+
+    /* valgrind missing: exit 2 with the command that installs it */
+    const char *saved = getenv("PATH");
+    char keep[4096];
+    snprintf(keep, sizeof(keep), "%s", saved ? saved : "/usr/bin:/bin");
+    setenv("PATH", "/nonexistent", 1);
+    const char *cg[] = {"orders", "--traffic", "cachegrind", NULL};
+    run(workdir, cg, &r);
+    setenv("PATH", keep, 1);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "sudo apt-get install -y valgrind");
+    CHECK_INT(count_entries(workdir), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -577,6 +658,7 @@ int main(int argc, char **argv)
     test_bad_input();
     test_ceilings();
     test_model();
+    test_orders();
     test_run_files();
     test_interrupt();
     char cmd[300];

@@ -1,0 +1,34 @@
+/* The analytic traffic model of the matmul forms: lines a cache of a given
+ * geometry must fill from the level below while C[N,M] = A[N,P] B[P,M]
+ * runs in each loop order, row-major operands, element size s. A fill is a
+ * miss: a line brought in for a read, or for a write (write-allocate);
+ * write-backs are not counted, as cachegrind does not count them. The
+ * derivation is in kernels/README.md ("Traffic model"). */
+#ifndef ROOFBENCH_TRAFFIC_H
+#define ROOFBENCH_TRAFFIC_H
+
+#include <stddef.h>
+
+#include "kernel.h"
+
+typedef struct {
+    double size;     /* bytes                                           */
+    unsigned assoc;  /* ways                                            */
+    unsigned line;   /* bytes                                           */
+} rb_cache_geom;
+
+/* Lines of the cache a walk with this byte stride can occupy: the sets
+ * its lines map to times the ways. A walk down a column of a row-major
+ * matrix whose row is a multiple of a power of two in lines touches few
+ * sets, so the cache holds far fewer of its lines than its size says. */
+double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes);
+
+/* Lines filled for one call of kernel `name` (matmul_naive, matmul_column,
+ * matmul_row, matmul_outer, matmul_blocked) on shape s with element size
+ * el; blk gives the blocked kernel's tile and blocks (ignored otherwise).
+ * Returns a negative number for a kernel without a model (a library's
+ * internal blocking is not known). */
+double rb_traffic_lines(const char *name, rb_shape s, size_t el,
+                        const rb_cache_geom *g, const rb_blocking *blk);
+
+#endif
