@@ -47,10 +47,11 @@ static void help(void)
         "model\"): lines\n"
         "              filled into L1 and into the last level of the "
         "geometry below\n"
-        "  counters    PAPI hardware counters on one counted call (L1 and "
-        "L2/L3 data\n"
-        "              misses x line); unavailable where the machine has "
-        "no PMU\n"
+        "  counters    PAPI hardware counters, read in one more sample "
+        "after the timed\n"
+        "              ones on every thread (L1, L2 and L3 data misses x "
+        "64-byte\n"
+        "              lines); unavailable where the machine has no PMU\n"
         "  cachegrind  valgrind's cache simulator, deterministic, on one "
         "call in a child\n"
         "              process built without AVX-512 code paths (AVX2; "
@@ -117,8 +118,9 @@ typedef struct {
     sim_counts sim;
     double sim_l1, sim_ll;
     int have_ctr;
-    long long ctr[COUNTERS_MAX];
-    char ctr_flag[160]; /* a failed self-check, else ""                 */
+    double ctr[COUNTERS_MAX]; /* per call, from the harness's counted
+                                 sample                                */
+    char ctr_flag[256];       /* a failed self-check or a limit, else "" */
 } form_row;
 
 typedef struct {
@@ -138,6 +140,12 @@ static void collect(const harness_row *r, void *vctx)
     f->t_min = r->time.min;
     f->t_med = r->time.median;
     f->gflops = results_row_gflops(r);
+    if (r->counted) {
+        f->have_ctr = 1;
+        for (int i = 0; i < r->events->n; i++)
+            f->ctr[i] = (double)r->ctr_counts[i] / (double)r->counted_reps;
+        snprintf(f->ctr_flag, sizeof(f->ctr_flag), "%s", r->counted_note);
+    }
 }
 
 static const char *form_label(const rb_kernel *k)
@@ -147,33 +155,12 @@ static const char *form_label(const rb_kernel *k)
 
 /* ---- counters ------------------------------------------------------------- */
 
-typedef struct {
-    counters_thread *t;
-    const counters_events *ev;
-    long long *sum;
-    rb_err *e;
-    int rc;
-} count_ctx;
-
-static void count_start(void *p)
-{
-    count_ctx *c = p;
-    c->rc = counters_thread_start(c->t, c->e);
-}
-
-static void count_stop(void *p)
-{
-    count_ctx *c = p;
-    if (!c->rc)
-        c->rc = counters_thread_stop(c->t, c->ev, c->sum, c->e);
-}
-
 static double ctr_of(const form_row *f, const counters_events *ev,
                      counter_kind kind)
 {
     for (int i = 0; i < ev->n; i++)
         if (ev->kind[i] == kind && ev->usable[i])
-            return (double)f->ctr[i];
+            return f->ctr[i];
     return -1.0;
 }
 
@@ -211,7 +198,7 @@ static double best_ll(const form_row *f, const orders_ctx *o, const char **src)
         const double l3 = ctr_of(f, &o->ev, CE_L3_MISSES);
         if (l3 >= 0.0) {
             *src = "counters";
-            return l3 * 64.0;
+            return l3 * o->geom.l1.line;
         }
     }
     if (f->have_sim) {
@@ -321,45 +308,6 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
                 f->model_ll = ll * o->geom.ll.line;
             }
         }
-    /* counters: one counted call per form on this thread */
-    if ((o->sources & SRC_COUNTERS) && o->ev.nusable > 0) {
-        void *a, *b, *c;
-        if (sim_operands(dt, s, plan.seed, &a, &b, &c))
-            return rb_fail(e, RB_EINPUT, "out of memory for the counted call");
-        counters_thread t;
-        rc = counters_thread_open(&o->ev, &t, e);
-        for (int i = 0; i < cc.n && !rc; i++) {
-            form_row *f = &cc.rows[i];
-            count_ctx ctx = {&t, &o->ev, f->ctr, e, 0};
-            rc = sim_call(f->k, dt, s, a, b, c, count_start, count_stop, &ctx);
-            if (!rc)
-                rc = ctx.rc;
-            if (rc)
-                break;
-            f->have_ctr = 1;
-            /* self-check: FLOPs against the analytic count, instructions
-             * plausible against cycles */
-            const double fl = ctr_of(f, &o->ev, CE_FLOPS);
-            if (fl >= 0.0 && fabs(fl / f->flops - 1.0) > 0.05)
-                snprintf(f->ctr_flag, sizeof(f->ctr_flag),
-                         "counted FLOPs %.4g vs %.4g analytic (x%.3f)", fl,
-                         f->flops, fl / f->flops);
-            const double ins = ctr_of(f, &o->ev, CE_INSTRUCTIONS),
-                         cyc = ctr_of(f, &o->ev, CE_CYCLES);
-            if (ins >= 0.0 && cyc > 0.0 && (ins / cyc > 8.0 || ins <= 0.0))
-                snprintf(f->ctr_flag + strlen(f->ctr_flag),
-                         sizeof(f->ctr_flag) - strlen(f->ctr_flag),
-                         "%sinstructions per cycle %.2f is implausible",
-                         f->ctr_flag[0] ? "; " : "", ins / cyc);
-        }
-        counters_thread_close(&t);
-        free(a);
-        free(b);
-        free(c);
-        if (rc)
-            return rc;
-    }
-
     /* the least traffic at the last level, per source */
     double least_model = INFINITY, least_sim = INFINITY;
     int imodel = -1, isim = -1;
@@ -438,13 +386,14 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
                     json_object_set_new(
                         c, o->ev.name[q],
                         o->ev.usable[q]
-                            ? json_integer(f->ctr[q])
+                            ? json_real(f->ctr[q])
                             : json_pack("{s:s}", "unavailable",
                                         o->ev.reason[q]));
                 if (f->ctr_flag[0])
                     json_object_set_new(c, "self_check_failed",
                                         json_string(f->ctr_flag));
                 json_object_set_new(jf, "counters", c);
+                const double line = o->geom.l1.line;
                 const double l1m = ctr_of(f, &o->ev, CE_L1D_MISSES),
                              l3m = ctr_of(f, &o->ev, CE_L3_MISSES);
                 fprintf(csv,
@@ -452,9 +401,9 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
                         "%.0f,L3,%.6g\n",
                         rb_dtype_name(dt), s.n, s.p, s.m, f->k->name,
                         f->k->form, f->flops, f->t_min, f->gflops,
-                        l1m >= 0 ? l1m * 64.0 : NAN,
-                        l3m >= 0 ? l3m * 64.0 : NAN,
-                        l3m > 0 ? f->flops / (l3m * 64.0) : NAN);
+                        l1m >= 0 ? l1m * line : NAN,
+                        l3m >= 0 ? l3m * line : NAN,
+                        l3m > 0 ? f->flops / (l3m * line) : NAN);
             } else {
                 json_object_set_new(jf, "counters",
                                     json_pack("{s:s}", "unavailable",
@@ -551,7 +500,7 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
     if (o->sources & SRC_CACHEGRIND)
         printf(" | %10s %10s %8s %7s", "sim D1", "sim LL", "I_LL", "xbest");
     if ((o->sources & SRC_COUNTERS) && o->ev.nusable > 0)
-        printf(" | %10s %10s %8s", "ctr L1", "ctr L3", "I_L3");
+        printf(" | %10s %10s %10s %8s", "ctr L1", "ctr L2", "ctr L3", "I_L3");
     printf("\n");
     for (int i = 0; i < cc.n; i++) {
         const form_row *f = &cc.rows[i];
@@ -569,14 +518,18 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
             printf(" | %10.4g %10.4g %8.3g %7.1f", f->sim_l1, f->sim_ll,
                    f->flops / f->sim_ll, f->sim_ll / least_sim);
         if ((o->sources & SRC_COUNTERS) && o->ev.nusable > 0) {
+            const double line = o->geom.l1.line;
             const double l1m = ctr_of(f, &o->ev, CE_L1D_MISSES),
+                         l2m = ctr_of(f, &o->ev, CE_L2_MISSES),
                          l3m = ctr_of(f, &o->ev, CE_L3_MISSES);
-            char a[24], b[24], c[24];
-            snprintf(a, sizeof(a), l1m >= 0 ? "%.4g" : "n/a", l1m * 64.0);
-            snprintf(b, sizeof(b), l3m >= 0 ? "%.4g" : "n/a", l3m * 64.0);
+            char a[24], b2[24], b[24], c[24];
+            snprintf(a, sizeof(a), l1m >= 0 ? "%.4g" : "n/a", l1m * line);
+            snprintf(b2, sizeof(b2), l2m >= 0 ? "%.4g" : "n/a", l2m * line);
+            snprintf(b, sizeof(b), l3m >= 0 ? "%.4g" : "n/a", l3m * line);
             snprintf(c, sizeof(c), l3m > 0 ? "%.3g" : "n/a",
-                     f->flops / (l3m * 64.0));
-            printf(" | %10s %10s %8s%s%s", a, b, c, f->ctr_flag[0] ? "  ! " : "",
+                     f->flops / (l3m * line));
+            printf(" | %10s %10s %10s %8s%s%s", a, b2, b, c,
+                   f->ctr_flag[0] ? "  ! " : "",
                    f->ctr_flag);
         }
         printf("\n");
@@ -833,6 +786,7 @@ int cmd_orders(int argc, char **argv)
             o.exe[len] = '\0';
     }
     if (!rc && (o.sources & SRC_COUNTERS)) {
+        plan->events = &o.ev;
         counters_probe(&o.cst);
         host_cpu cpu;
         host_cpu_probe(&cpu);

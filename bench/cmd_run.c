@@ -61,6 +61,14 @@ static void help(void)
         "  --samples N       timed samples per row, at least 3 (default 5)\n"
         "  --seed N          seed of the random inputs (default 1)\n"
         "  --quick           small default problems and --min-time 0.002\n"
+        "  --events LIST     PAPI preset or native events (or 'default': "
+        "cycles,\n"
+        "                    instructions, L1D, L2, L3 misses, FLOPs for "
+        "this vendor),\n"
+        "                    read in one more sample per row on every "
+        "thread; an event\n"
+        "                    that cannot be counted here is reported "
+        "unavailable\n"
         "  --ceilings FILE   the host roofline from an earlier `roofbench "
         "ceilings` (its\n"
         "                    ceilings.json); without it, run measures the "
@@ -137,6 +145,14 @@ static void print_row(const harness_row *r, void *vctx)
                100.0 * b.fraction, b.compute_bound ? "compute" : b.level.name);
     else
         printf("%-8s %8s %6s %-8s\n", "n/a", "n/a", "n/a", "n/a");
+    if (r->counted) {
+        printf("    counters per call:");
+        for (int i = 0; i < r->events->n; i++)
+            if (r->events->usable[i])
+                printf(" %s %.4g", r->events->name[i],
+                       (double)r->ctr_counts[i] / (double)r->counted_reps);
+        printf("%s%s\n", r->counted_note[0] ? "  ! " : "", r->counted_note);
+    }
     fflush(stdout);
 }
 
@@ -310,7 +326,8 @@ static json_t *settings_json(const harness_plan *plan, int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
     enum { O_KERNEL = 256, O_DTYPE, O_THREADS, O_N, O_SHAPE, O_MINTIME,
-           O_SAMPLES, O_SEED, O_QUICK, O_OUT, O_JSON, O_HELP, O_CEILINGS };
+           O_SAMPLES, O_SEED, O_QUICK, O_OUT, O_JSON, O_HELP, O_CEILINGS,
+           O_EVENTS };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, O_KERNEL},
         {"dtype", required_argument, NULL, O_DTYPE},
@@ -325,8 +342,9 @@ int cmd_run(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP},
         {"ceilings", required_argument, NULL, O_CEILINGS},
+        {"events", required_argument, NULL, O_EVENTS},
         {NULL, 0, NULL, 0}};
-    const char *ceilings_file = NULL;
+    const char *ceilings_file = NULL, *events = NULL;
     const char *kernels = "all", *dtypes = "f32,f64", *threads = NULL,
                *n_arg = NULL, *shape_arg = NULL, *min_time_arg = NULL,
                *out = NULL;
@@ -361,6 +379,7 @@ int cmd_run(int argc, char **argv)
         case O_JSON: json = 1; break;
         case O_HELP: help(); return 0;
         case O_CEILINGS: ceilings_file = optarg; break;
+        case O_EVENTS: events = optarg; break;
         default:
             if (optopt)
                 return cmd_bad("run: option '%s' needs a value",
@@ -433,6 +452,31 @@ int cmd_run(int argc, char **argv)
                   : 0)) {
         hwloc_topology_destroy(topo);
         return rc;
+    }
+
+    static counters_events ev;
+    if (events) {
+        host_cpu cpu;
+        host_cpu_probe(&cpu);
+        const int f64_first = plan.ndtypes > 0 && plan.dtypes[0] == RB_F64;
+        if ((rc = counters_resolve(strcmp(events, "default") == 0
+                                       ? counters_default_events(cpu.vendor,
+                                                                 f64_first)
+                                       : events,
+                                   &ev, &e))) {
+            hwloc_topology_destroy(topo);
+            return cmd_error(rc, e.msg);
+        }
+        plan.events = &ev;
+        if (!json && ev.nusable < ev.n) {
+            counters_status st;
+            counters_probe(&st);
+            for (int i = 0; i < ev.n; i++)
+                if (!ev.usable[i])
+                    printf("counters: %s unavailable: %s%s%s\n", ev.name[i],
+                           ev.reason[i], st.usable ? "" : "; ",
+                           st.usable ? "" : st.reason);
+        }
     }
 
     roofline roof;

@@ -241,6 +241,11 @@ typedef struct {
     /* team kernels: one rb_team per member, their barrier, workspace */
     rb_team *teams;
     pthread_barrier_t barrier;
+    /* the counted sample: per thread sums and errors */
+    counters_events *events;
+    long long (*ctr_sum)[COUNTERS_MAX];
+    int *ctr_rc;
+    rb_err *ctr_err;
 } team_ctx;
 
 static void *alloc_aligned(uint64_t bytes)
@@ -330,6 +335,47 @@ static void job_kernel(void *arg, int tid, int nt)
         fn(&x);
         __asm__ volatile("" : : "r"(x.c) : "memory");
     }
+}
+
+/* A library kernel counted on the calling thread. */
+static void job_kernel_counted_library(team_ctx *t, int *rc_out, rb_err *err,
+                                       long long *sum)
+{
+    rb_operands x;
+    harness_slice(t->op, t->s, t->elsize, t->a, t->b, t->c, 0, 1, &x);
+    const rb_kernel_fn fn = t->kernel->fn[t->dt];
+    counters_thread th;
+    int rc = counters_thread_open(t->events, &th, err);
+    if (!rc)
+        rc = counters_thread_start(&th, err);
+    if (!rc) {
+        for (uint64_t i = 0; i < t->reps; i++) {
+            fn(&x);
+            __asm__ volatile("" : : "r"(x.c) : "memory");
+        }
+        rc = counters_thread_stop(&th, t->events, sum, err);
+    }
+    counters_thread_close(&th);
+    *rc_out = rc;
+}
+
+/* The counted sample: the timed job between PAPI start and stop on this
+ * thread. The event set is built and torn down on the thread itself (PAPI
+ * counts per thread), outside the counted region. */
+static void job_kernel_counted(void *arg, int tid, int nt)
+{
+    team_ctx *t = arg;
+    counters_thread th;
+    int rc = counters_thread_open(t->events, &th, &t->ctr_err[tid]);
+    if (!rc)
+        rc = counters_thread_start(&th, &t->ctr_err[tid]);
+    if (!rc) {
+        job_kernel(arg, tid, nt);
+        rc = counters_thread_stop(&th, t->events, t->ctr_sum[tid],
+                                  &t->ctr_err[tid]);
+    }
+    counters_thread_close(&th);
+    t->ctr_rc[tid] = rc;
 }
 
 /* ---- one row ------------------------------------------------------------ */
@@ -469,6 +515,72 @@ static void team_teardown(team_ctx *t, int nt)
     pthread_barrier_destroy(&t->barrier);
 }
 
+/* One more sample with the counters running on every thread of the team
+ * (or on the calling thread of a library kernel, whose own threads PAPI
+ * does not see), summed; then the self-check: counted FLOPs against the
+ * analytic count, instructions per cycle plausible. */
+static int count_sample(runner *r, const harness_plan *plan, harness_row *row,
+                        rb_err *e)
+{
+    team_ctx *t = r->ctx;
+    const int nt = r->pins->nthreads;
+    long long sums[16][COUNTERS_MAX];
+    int rcs[16];
+    rb_err errs[16];
+    memset(sums, 0, sizeof(sums));
+    memset(rcs, 0, sizeof(rcs));
+    t->events = plan->events;
+    t->ctr_sum = sums;
+    t->ctr_rc = rcs;
+    t->ctr_err = errs;
+    int parts = nt;
+    if (is_library(t->kernel)) {
+        job_kernel_counted_library(t, &rcs[0], &errs[0], sums[0]);
+        parts = 1;
+        if (nt > 1)
+            snprintf(row->counted_note, sizeof(row->counted_note),
+                     "counts the calling thread only: PAPI does not see "
+                     "OpenBLAS's own threads");
+    } else {
+        pool_run(r->team, job_kernel_counted, t);
+    }
+    for (int i = 0; i < parts; i++)
+        if (rcs[i]) {
+            *e = errs[i];
+            return rcs[i];
+        }
+    row->counted = 1;
+    row->counted_reps = t->reps;
+    for (int i = 0; i < parts; i++)
+        for (int k = 0; k < plan->events->n; k++)
+            row->ctr_counts[k] += sums[i][k];
+    double flops = -1.0, ins = -1.0, cyc = -1.0;
+    for (int k = 0; k < plan->events->n; k++) {
+        if (!plan->events->usable[k])
+            continue;
+        const double v = (double)row->ctr_counts[k] / (double)t->reps;
+        if (plan->events->kind[k] == CE_FLOPS)
+            flops = v;
+        else if (plan->events->kind[k] == CE_INSTRUCTIONS)
+            ins = v;
+        else if (plan->events->kind[k] == CE_CYCLES)
+            cyc = v;
+    }
+    const double want = (double)row->counts.flops;
+    size_t used = strlen(row->counted_note);
+    if (flops >= 0.0 && parts == nt && fabs(flops / want - 1.0) > 0.05)
+        used += (size_t)snprintf(
+            row->counted_note + used, sizeof(row->counted_note) - used,
+            "%scounted FLOPs %.4g per call vs %.4g analytic (x%.3f)",
+            used ? "; " : "", flops, want, flops / want);
+    if (ins >= 0.0 && cyc > 0.0 && (ins <= 0.0 || ins / cyc > 8.0 * parts) &&
+        used < sizeof(row->counted_note))
+        snprintf(row->counted_note + used, sizeof(row->counted_note) - used,
+                 "%sinstructions per cycle %.2f is implausible",
+                 used ? "; " : "", ins / cyc);
+    return RB_OK;
+}
+
 static int measure(runner *r, const harness_plan *plan, const reference *ref,
                    harness_row *row, rb_err *e)
 {
@@ -484,6 +596,7 @@ static int measure(runner *r, const harness_plan *plan, const reference *ref,
     row->dtype = t->dt;
     row->shape = t->s;
     row->threads = nt;
+    row->events = plan->events;
     t->kernel->counts(t->s, t->elsize, &row->counts);
 
     if (is_library(t->kernel)) {
@@ -529,6 +642,12 @@ static int measure(runner *r, const harness_plan *plan, const reference *ref,
     if (harness_stop)
         goto done;
     stats_summarize(row->samples, (size_t)row->nsamples, &row->time);
+
+    if (plan->events && plan->events->nusable > 0 && !harness_stop) {
+        rc = count_sample(r, plan, row, e);
+        if (rc)
+            goto done;
+    }
 
     verify(r, ref, &row->check_after);
     if (!row->check_after.passed)

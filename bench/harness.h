@@ -9,6 +9,7 @@
 
 #include "../kernels/kernel.h"
 #include "../kernels/ref.h"
+#include "counters.h"
 #include "pin.h"
 #include "stats.h"
 #include "util.h"
@@ -25,6 +26,11 @@ typedef struct {
     double min_time;                 /* seconds a sample must last        */
     int samples;                     /* timed samples per row             */
     uint64_t seed;                   /* of the random inputs              */
+    counters_events *events;         /* hardware counters to read in one
+                                        more sample after the timed ones,
+                                        started and stopped on every
+                                        thread right around its calls and
+                                        summed; NULL: none                */
 } harness_plan;
 
 typedef struct {
@@ -40,6 +46,13 @@ typedef struct {
     double *samples;                 /* seconds per call, one per sample  */
     stats_summary time;              /* of samples                        */
     ref_result check_before, check_after;
+    /* counters (plan->events with a usable event): the counted sample's
+     * sums over threads, per event index, for counted_reps calls */
+    const counters_events *events;
+    int counted;
+    uint64_t counted_reps;
+    long long ctr_counts[COUNTERS_MAX];
+    char counted_note[256];          /* a failed self-check or a limit    */
 } harness_row;
 
 typedef void (*harness_row_cb)(const harness_row *row, void *ctx);

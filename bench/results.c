@@ -224,6 +224,36 @@ static json_t *roof_json(const harness_row *r, const roofline *roof)
                      "fraction_of_attainable", b.fraction);
 }
 
+/* The counters of a row: per event the count per call, or unavailable
+ * with PAPI's reason; never a 0 in place of a count. */
+static json_t *counters_row_json(const harness_row *r)
+{
+    const counters_events *ev = r->events;
+    json_t *events = json_object();
+    for (int i = 0; i < ev->n; i++) {
+        if (r->counted && ev->usable[i])
+            json_object_set_new(
+                events, ev->name[i],
+                results_num((double)r->ctr_counts[i] /
+                            (double)r->counted_reps));
+        else
+            json_object_set_new(events, ev->name[i],
+                                json_pack("{s:s}", "unavailable",
+                                          ev->reason[i][0]
+                                              ? ev->reason[i]
+                                              : "not counted"));
+    }
+    json_t *o = json_pack("{s:o, s:s}", "per_call", events, "counted",
+                          r->counted ? "one extra sample, every thread "
+                                       "between start and stop, summed"
+                                     : "no event can be counted here");
+    if (r->counted)
+        json_object_set_new(o, "calls", json_integer((json_int_t)r->counted_reps));
+    if (r->counted_note[0])
+        json_object_set_new(o, "note", json_string(r->counted_note));
+    return o;
+}
+
 json_t *results_row_json(const harness_row *r, const roofline *roof)
 {
     json_t *samples = json_array();
@@ -235,7 +265,7 @@ json_t *results_row_json(const harness_row *r, const roofline *roof)
     for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
         json_array_append_new(binding, json_string(tok));
     const double tmin = r->time.min, tmed = r->time.median;
-    return json_pack(
+    json_t *row = json_pack(
         "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
         "s:b, s:o, s:I, s:o, "
         "s:{s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o}, "
@@ -262,6 +292,9 @@ json_t *results_row_json(const harness_row *r, const roofline *roof)
         results_num(r->check_after.tol), "passed",
         r->check_before.passed && r->check_after.passed, "roofline",
         roof_json(r, roof));
+    if (r->events)
+        json_object_set_new(row, "counters", counters_row_json(r));
+    return row;
 }
 
 /* Appends printf output to a growing buffer. */
