@@ -27,6 +27,21 @@ double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes)
     return sets / gcd(sets, step) * g->assoc;
 }
 
+/* Lines missed when a working set of w lines (spread evenly over the
+ * sets) is used again after y other lines went through the cache: none
+ * when both fit; all of it when w alone does not; in between LRU keeps all
+ * but the sets that overflow, and each overflowing line costs its set
+ * (ways + 1 lines cycling through ways slots all miss). */
+static double repass(double w, double y, const rb_cache_geom *g)
+{
+    const double lines = g->size / g->line;
+    if (w + y <= lines)
+        return 0.0;
+    if (w > lines)
+        return w;
+    return fmin(w, (w + y - lines) * (g->assoc + 1.0));
+}
+
 /* lines of a row of n contiguous elements */
 static double row_lines(double n, double e)
 {
@@ -61,30 +76,41 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
         /* ikj: row i of C reused across k; row k of B streamed for every
          * i; A[i,k] once. */
         const double c = 2.0 * row_lines(M, e) <= lines ? c_rows : P * c_rows;
-        const double b = (P * M + 2.0 * M) * sz <= Z ? b_rows : N * b_rows;
+        /* B again for every row of C, with a row of C and of A between */
+        const double b =
+            b_rows + (N - 1.0) * repass(b_rows, row_lines(M, e) +
+                                                     row_lines(P, e), g);
         return a_rows + b + c;
     }
     if (strcmp(name, "matmul_outer") == 0) {
         /* kij: row k of B reused across i; all of C read and written for
          * every k; column k of A one element per row. */
         const int c_fits = (N * M + M) * sz <= Z;
-        const double c = c_fits ? c_rows : P * c_rows;
+        /* C again for every k, with a row of B and, on average, N / e new
+         * lines of A's column between */
+        const double c_again =
+            repass(c_rows, row_lines(M, e) + ceil(N / e), g);
+        const double c = c_rows + (P - 1.0) * c_again;
         const double b =
             2.0 * row_lines(M, e) <= lines ? b_rows : N * b_rows;
         /* A's column panel (N lines) survives from k to k + 1 only when
          * C does not flush it */
-        const double a = c_fits && N <= rb_traffic_capacity(g, P * sz)
-                             ? a_rows
-                             : N * P;
+        const double a =
+            (c_fits || c_again < c_rows) && N <= rb_traffic_capacity(g, P * sz)
+                ? a_rows
+                : N * P;
         return a + b + c;
     }
     if (strcmp(name, "matmul_column") == 0) {
         /* jki: column j of C (stride M s) reused across k; column k of A
-         * (stride P s) walked for every (j, k); B[k,j] one element. */
-        const double cap = fmin(rb_traffic_capacity(g, M * sz),
-                                rb_traffic_capacity(g, P * sz));
+         * (stride P s) walked for every (j, k); B[k,j] one element. The two
+         * columns fall into different sets (their offsets within a line
+         * group differ) except for a few (j, k): each must fit on its own,
+         * and together in the whole cache. */
         const int a_fits = (N * P + 2.0 * N) * sz <= Z;
-        if (2.0 * N <= cap || a_fits) {
+        if ((N <= rb_traffic_capacity(g, M * sz) &&
+             N <= rb_traffic_capacity(g, P * sz) && 2.0 * N <= lines) ||
+            a_fits) {
             const double c = c_rows;
             const double a = a_fits ? a_rows : M * a_rows;
             const double b = a_fits ? b_rows : P * M;

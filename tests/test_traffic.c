@@ -144,9 +144,11 @@ static void test_cachegrind(const char *exe)
     rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, ""};
     CHECK(NEAR(rb_traffic_lines("matmul_row", s, 8, &g.ll, &blk),
                d1.ll_misses, 0.03));
-    /* B (32 KiB) on the edge of a 32 KiB L1: the model (B re-read per row)
-     * is an upper bound there; at n = 96 (B 72 KiB) it is the traffic */
-    CHECK(rb_traffic_lines("matmul_row", s, 8, &g.l1, &blk) >= d1.d1_misses);
+    /* B (32 KiB) on the edge of a 32 KiB L1: LRU keeps all but the sets
+     * a row of A and of C overflow; at n = 96 (B 72 KiB) B streams */
+    const double m64 = rb_traffic_lines("matmul_row", s, 8, &g.l1, &blk);
+    printf("cachegrind matmul_row n=64 f64: model %.0f D1 misses\n", m64);
+    CHECK(NEAR(m64, d1.d1_misses, 0.25));
     const rb_shape s96 = {96, 96, 96};
     sim_counts b96, r96, k96;
     CHECK_INT(sim_run(vg, exe, "none", RB_F64, s96, 1, &g, dir, &b96, &e),
