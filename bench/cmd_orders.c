@@ -369,8 +369,10 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
             json_t *fns = json_array();
             for (int q = 0; q < f->sim.nfn && q < 5; q++)
                 json_array_append_new(
-                    fns, json_pack("{s:s, s:f}", "function", f->sim.fn[q].name,
-                                   "d1_misses", f->sim.fn[q].d1));
+                    fns, json_pack("{s:s, s:f, s:f}", "function",
+                                   f->sim.fn[q].name, "d1_misses",
+                                   f->sim.fn[q].d1, "ll_misses",
+                                   f->sim.fn[q].ll));
             json_object_set_new(b, "functions", fns);
             json_object_set_new(jf, "cachegrind", b);
             fprintf(csv, "%s,%zu,%zu,%zu,%s,%s,%.0f,%.9g,%.6g,cachegrind,%.0f,"
@@ -551,6 +553,23 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
                "%u-byte lines (%s); kernel run minus set-up run.\n",
                base.path, o->geom.l1.size, o->geom.l1.assoc, o->geom.ll.size,
                o->geom.ll.assoc, o->geom.ll.line, o->geom.source);
+    if (o->sources & SRC_CACHEGRIND)
+        for (int i = 0; i < cc.n; i++) {
+            const form_row *f = &cc.rows[i];
+            printf("  %-15s misses by function (D1, LL):", f->k->name);
+            double shown_d1 = 0.0;
+            for (int q = 0; q < f->sim.nfn && q < 3; q++) {
+                printf("%s %s %.0f%% %.0f%%", q ? "," : "", f->sim.fn[q].name,
+                       100.0 * f->sim.fn[q].d1 / f->sim.d1_misses,
+                       f->sim.ll_misses > 0
+                           ? 100.0 * f->sim.fn[q].ll / f->sim.ll_misses
+                           : 0.0);
+                shown_d1 += f->sim.fn[q].d1;
+            }
+            if (f->sim.nfn > 3)
+                printf(", %d more", f->sim.nfn - 3);
+            printf("\n");
+        }
     if ((o->sources & SRC_COUNTERS) && o->ev.nusable == 0)
         printf("counters: unavailable: %s\n",
                o->cst.reason[0] ? o->cst.reason : o->ev.reason[0]);

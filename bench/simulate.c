@@ -169,11 +169,12 @@ int sim_find_valgrind(char *path, size_t len, rb_err *e)
                    "installed: sudo apt-get install -y valgrind");
 }
 
-static void add_fn(sim_counts *o, const char *name, double d1)
+static void add_fn(sim_counts *o, const char *name, double d1, double ll)
 {
     for (int i = 0; i < o->nfn; i++)
         if (strcmp(o->fn[i].name, name) == 0) {
             o->fn[i].d1 += d1;
+            o->fn[i].ll += ll;
             return;
         }
     /* keep the 64 largest */
@@ -189,6 +190,7 @@ static void add_fn(sim_counts *o, const char *name, double d1)
     }
     snprintf(o->fn[slot].name, sizeof(o->fn[slot].name), "%s", name);
     o->fn[slot].d1 = d1;
+    o->fn[slot].ll = ll;
 }
 
 static int cmp_fn(const void *a, const void *b)
@@ -211,7 +213,7 @@ int sim_parse_file(const char *path, sim_counts *out, rb_err *e)
     char line[4096], fn[96] = "";
     int idx[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1}, nev = 0;
     /* per function: the D1 misses of its cost lines; whole file: totals */
-    double fn_d1 = 0.0;
+    double fn_d1 = 0.0, fn_ll = 0.0;
     int have_events = 0;
     while (fgets(line, sizeof(line), f)) {
         if (strncmp(line, "events:", 7) == 0) {
@@ -231,8 +233,8 @@ int sim_parse_file(const char *path, sim_counts *out, rb_err *e)
         }
         if (strncmp(line, "fn=", 3) == 0) {
             if (*fn)
-                add_fn(out, fn, fn_d1);
-            fn_d1 = 0.0;
+                add_fn(out, fn, fn_d1, fn_ll);
+            fn_d1 = fn_ll = 0.0;
             line[strcspn(line, "\n")] = '\0';
             snprintf(fn, sizeof(fn), "%.95s", line + 3);
             continue;
@@ -259,9 +261,10 @@ int sim_parse_file(const char *path, sim_counts *out, rb_err *e)
         out->d1_misses += v[idx[4]] + v[idx[7]];
         out->ll_misses += v[idx[5]] + v[idx[8]];
         fn_d1 += v[idx[4]] + v[idx[7]];
+        fn_ll += v[idx[5]] + v[idx[8]];
     }
     if (*fn)
-        add_fn(out, fn, fn_d1);
+        add_fn(out, fn, fn_d1, fn_ll);
     fclose(f);
     if (!have_events)
         return rb_fail(e, RB_EMEASURE,
@@ -283,8 +286,10 @@ void sim_subtract(const sim_counts *with, const sim_counts *base,
     r.ll_misses -= base->ll_misses;
     for (int i = 0; i < r.nfn; i++)
         for (int j = 0; j < base->nfn; j++)
-            if (strcmp(r.fn[i].name, base->fn[j].name) == 0)
+            if (strcmp(r.fn[i].name, base->fn[j].name) == 0) {
                 r.fn[i].d1 -= base->fn[j].d1;
+                r.fn[i].ll -= base->fn[j].ll;
+            }
     sort_fns(&r);
     while (r.nfn > 0 && r.fn[r.nfn - 1].d1 <= 0.0)
         r.nfn--;

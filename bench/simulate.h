@@ -36,6 +36,7 @@ void sim_geometry_arg(const rb_cache_geom *c, char *buf, size_t len);
 typedef struct {
     char name[96];
     double d1;               /* D1 misses in this function               */
+    double ll;               /* LL misses in this function               */
 } sim_fn;
 
 typedef struct {

@@ -30,6 +30,8 @@ do for [fmt in "png svg"] {
   if (fmt eq "png") { set terminal pngcairo size 1500,1300 noenhanced } \
   else { set terminal svg size 1500,1300 dynamic noenhanced }
   set output sprintf("orders-%s-%d.%s", dtype, n, fmt)
+  unset xlabel
+  set autoscale y
   set multiplot layout 3,1 title sprintf("C = A B, n = %d, %s: same FLOPs, different traffic", n, dtype)
   unset logscale
   set xrange [-0.5:5.5]
