@@ -557,17 +557,21 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
         for (int i = 0; i < cc.n; i++) {
             const form_row *f = &cc.rows[i];
             printf("  %-15s misses by function (D1, LL):", f->k->name);
-            double shown_d1 = 0.0;
-            for (int q = 0; q < f->sim.nfn && q < 3; q++) {
-                printf("%s %s %.0f%% %.0f%%", q ? "," : "", f->sim.fn[q].name,
-                       100.0 * f->sim.fn[q].d1 / f->sim.d1_misses,
-                       f->sim.ll_misses > 0
-                           ? 100.0 * f->sim.fn[q].ll / f->sim.ll_misses
-                           : 0.0);
-                shown_d1 += f->sim.fn[q].d1;
+            int shown = 0, rest = 0;
+            for (int q = 0; q < f->sim.nfn; q++) {
+                const double d1 = f->sim.fn[q].d1 / f->sim.d1_misses,
+                             ll = f->sim.ll_misses > 0
+                                      ? f->sim.fn[q].ll / f->sim.ll_misses
+                                      : 0.0;
+                if (shown < 4 && (d1 >= 0.005 || ll >= 0.005))
+                    printf("%s %s %.0f%% %.0f%%", shown++ ? "," : "",
+                           f->sim.fn[q].name, 100.0 * d1, 100.0 * ll);
+                else
+                    rest++;
             }
-            if (f->sim.nfn > 3)
-                printf(", %d more", f->sim.nfn - 3);
+            if (rest)
+                printf(" (%d more, each under 0.5%% or beyond the first 4)",
+                       rest);
             printf("\n");
         }
     if ((o->sources & SRC_COUNTERS) && o->ev.nusable == 0)
