@@ -565,9 +565,6 @@ int cmd_model(int argc, char **argv)
                                "evaluations");
         if (file)
             json_object_set_new(js, "line", json_integer(se->line));
-        if (!json || !file || s == 0) {
-            /* nothing: headers below */
-        }
         char sizes_txt[512] = "";
         for (int i = 0; i < se->es.ndims; i++) {
             const char l = se->es.dims[i];

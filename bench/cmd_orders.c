@@ -50,12 +50,12 @@ static void help(void)
         "  counters    PAPI hardware counters, read in one more sample "
         "after the timed\n"
         "              ones on every thread (L1, L2 and L3 data misses x "
-        "64-byte\n"
-        "              lines); unavailable where the machine has no PMU\n"
+        "the line\n"
+        "              size); unavailable where the machine has no PMU\n"
         "  cachegrind  valgrind's cache simulator, deterministic, on one "
         "call in a child\n"
-        "              process built without AVX-512 code paths (AVX2; "
-        "valgrind 3.19\n"
+        "              process whose code paths are capped at AVX2 "
+        "(valgrind 3.19\n"
         "              cannot decode AVX-512); D1 and LL misses x line\n\n"
         "Prints per form: time, GFLOP/s, and per source the bytes at L1 and "
         "at the last\nlevel, the effective intensity (FLOPs / last-level "
@@ -214,8 +214,7 @@ static double best_ll(const form_row *f, const orders_ctx *o, const char **src)
 }
 
 static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
-                    FILE *csv, const roofline *roof, int *interrupted,
-                    rb_err *e)
+                    FILE *csv, int *interrupted, rb_err *e)
 {
     harness_plan plan = o->plan;
     plan.dtypes[0] = dt;
@@ -584,7 +583,6 @@ static int run_size(orders_ctx *o, rb_dtype dt, rb_shape s, json_t *jsizes,
                        o->ev.reason[q]);
     if (sentence[0])
         printf("%s\n", sentence);
-    (void)roof;
     fflush(stdout);
     return RB_OK;
 }
@@ -927,7 +925,7 @@ int cmd_orders(int argc, char **argv)
     for (int d = 0; d < ndts && !rc && !interrupted; d++)
         for (int i = 0; i < nsizes && !rc && !interrupted; i++)
             rc = run_size(&o, dts[d], sizes[i], json_object_get(doc, "sizes"),
-                          csv, &roof, &interrupted, &e);
+                          csv, &interrupted, &e);
     fclose(csv);
     if (o.sweep && !json && !rc && !interrupted)
         for (int d = 0; d < ndts; d++) {
