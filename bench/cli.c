@@ -140,3 +140,25 @@ int cli_parse_range(const char *flag, const char *s, uint64_t min,
                        flag, s);
     return RB_OK;
 }
+
+int cli_parse_dtypes(const char *flag, const char *s, rb_dtype *out, int *n,
+                     rb_err *e)
+{
+    char buf[256], *items[8];
+    const int k = cli_split_list(flag, s, buf, sizeof(buf), items, 8, e);
+    if (k < 0)
+        return RB_EINPUT;
+    *n = 0;
+    for (int i = 0; i < k; i++) {
+        rb_dtype dt;
+        if (rb_dtype_parse(items[i], &dt) != 0)
+            return rb_fail(e, RB_EINPUT, "%s '%s': unknown dtype (f32 or f64)",
+                           flag, items[i]);
+        for (int j = 0; j < *n; j++)
+            if (out[j] == dt)
+                return rb_fail(e, RB_EINPUT, "%s: '%s' given twice", flag,
+                               items[i]);
+        out[(*n)++] = dt;
+    }
+    return RB_OK;
+}

@@ -32,4 +32,9 @@ int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e);
 int cli_split_list(const char *flag, const char *s, char *buf, size_t buflen,
                    char **items, int max, rb_err *e);
 
+/* "f32,f64": dtypes in the order given, each once (a repeat is an error),
+ * at most RB_NDTYPES. */
+int cli_parse_dtypes(const char *flag, const char *s, rb_dtype *out, int *n,
+                     rb_err *e);
+
 #endif

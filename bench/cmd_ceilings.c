@@ -309,21 +309,10 @@ int cmd_ceilings(int argc, char **argv)
         }
     }
     if (a_dtype) {
-        if ((n = parse_list("--dtype", a_dtype, items, buf, sizeof(buf), 8)) <
-            0) {
-            rc = 2;
+        if (cli_parse_dtypes("--dtype", a_dtype, plan.dtypes, &plan.ndtypes,
+                             &e)) {
+            rc = cmd_error(RB_EINPUT, e.msg);
             goto done;
-        }
-        plan.ndtypes = 0;
-        for (int i = 0; i < n; i++) {
-            rb_dtype dt;
-            if (rb_dtype_parse(items[i], &dt) != 0) {
-                rc = cmd_bad("--dtype '%s': unknown dtype (f32 or f64)",
-                             items[i]);
-                goto done;
-            }
-            if (plan.ndtypes < RB_NDTYPES)
-                plan.dtypes[plan.ndtypes++] = dt;
         }
     }
     if (a_width) {

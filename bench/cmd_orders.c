@@ -750,22 +750,8 @@ int cmd_orders(int argc, char **argv)
     }
     rb_dtype dts[RB_NDTYPES];
     int ndts = 0;
-    {
-        char buf[64], *items[RB_NDTYPES];
-        const int k = cli_split_list("--dtype", dtypes, buf, sizeof(buf),
-                                     items, RB_NDTYPES, &e);
-        if (k < 0)
-            return cmd_error(RB_EINPUT, e.msg);
-        for (int i = 0; i < k; i++) {
-            if (rb_dtype_parse(items[i], &dts[ndts]) != 0)
-                return cmd_bad("--dtype '%s': unknown dtype (f32, f64)",
-                               items[i]);
-            for (int j = 0; j < ndts; j++)
-                if (dts[j] == dts[ndts])
-                    return cmd_bad("--dtype: '%s' given twice", items[i]);
-            ndts++;
-        }
-    }
+    if (cli_parse_dtypes("--dtype", dtypes, dts, &ndts, &e))
+        return cmd_error(RB_EINPUT, e.msg);
     if ((rc = pin_topology_load(&o.topo, &e)))
         return cmd_error(rc, e.msg);
     const int ncores = pin_ncores(o.topo);

@@ -202,25 +202,9 @@ static int select_kernels(const char *list, harness_plan *plan)
 
 static int select_dtypes(const char *list, harness_plan *plan)
 {
-    char buf[256];
-    char *items[8];
     rb_err e;
-    const int n =
-        cli_split_list("--dtype", list, buf, sizeof(buf), items, 8, &e);
-    if (n < 0)
-        return cmd_error(n, e.msg);
-    int want[RB_NDTYPES] = {0};
-    for (int i = 0; i < n; i++) {
-        rb_dtype dt;
-        if (rb_dtype_parse(items[i], &dt) != 0)
-            return cmd_bad("--dtype '%s': unknown dtype (f32 or f64)",
-                           items[i]);
-        want[dt] = 1;
-    }
-    plan->ndtypes = 0;
-    for (int d = 0; d < RB_NDTYPES; d++)
-        if (want[d])
-            plan->dtypes[plan->ndtypes++] = (rb_dtype)d;
+    if (cli_parse_dtypes("--dtype", list, plan->dtypes, &plan->ndtypes, &e))
+        return cmd_error(RB_EINPUT, e.msg);
     return 0;
 }
 
