@@ -261,19 +261,27 @@ static double crossing(double slope_m, double c0, double c1)
     return fmax(0.0, c0 / (slope_m - c1));
 }
 
+/* Every figure is linear in one size x (f(x) = f0 + f1 x): the model at
+ * x = 1 and x = 2 gives f1 = f(2) - f(1) and f0 = 2 f(1) - f(2). */
+static void at_one_and_two(const einsum *es, const dim_sizes *ds,
+                           const model_target *t, int dim, model_eval *one,
+                           model_eval *two)
+{
+    double size[EINSUM_LETTERS];
+    sizes_of(ds, size);
+    size[dim] = 1.0;
+    evaluate(es, size, t, one);
+    size[dim] = 2.0;
+    evaluate(es, size, t, two);
+}
+
 double model_threshold(const einsum *es, const dim_sizes *ds,
                        const model_target *t, int dim, double *mem,
                        double *comms)
 {
-    double size[EINSUM_LETTERS];
-    sizes_of(ds, size);
     model_eval a, b;
-    size[dim] = 1.0;
-    evaluate(es, size, t, &a);
-    size[dim] = 2.0;
-    evaluate(es, size, t, &b);
-    /* every time is f(x) = f0 + f1 x: f1 = f(2) - f(1), f0 = 2 f(1) - f(2);
-     * T_math has no constant part (every dimension is in the FLOPs) */
+    at_one_and_two(es, ds, t, dim, &a, &b);
+    /* T_math has no constant part (every dimension is in the FLOPs) */
     const double m1 = b.t_math - a.t_math;
     const double mem1 = b.t_mem - a.t_mem, mem0 = 2.0 * a.t_mem - b.t_mem;
     const double c1 = b.t_comms - a.t_comms, c0 = 2.0 * a.t_comms - b.t_comms;
@@ -290,13 +298,8 @@ double model_threshold(const einsum *es, const dim_sizes *ds,
 double model_intensity_limit(const einsum *es, const dim_sizes *ds,
                              const model_target *t, int dim)
 {
-    double size[EINSUM_LETTERS];
-    sizes_of(ds, size);
     model_eval a, b;
-    size[dim] = 1.0;
-    evaluate(es, size, t, &a);
-    size[dim] = 2.0;
-    evaluate(es, size, t, &b);
+    at_one_and_two(es, ds, t, dim, &a, &b);
     const double bytes1 = b.bytes - a.bytes, flops1 = b.flops - a.flops;
     if (bytes1 <= 1e-12 * b.bytes)
         return INFINITY;
@@ -306,13 +309,8 @@ double model_intensity_limit(const einsum *es, const dim_sizes *ds,
 double model_threshold_fixed_bytes(const einsum *es, const dim_sizes *ds,
                                    const model_target *t, int dim)
 {
-    double size[EINSUM_LETTERS];
-    sizes_of(ds, size);
     model_eval a, b;
-    size[dim] = 1.0;
-    evaluate(es, size, t, &a);
-    size[dim] = 2.0;
-    evaluate(es, size, t, &b);
+    at_one_and_two(es, ds, t, dim, &a, &b);
     const double fixed = 2.0 * a.t_mem - b.t_mem;
     if (fixed <= 1e-12 * a.t_mem)
         return INFINITY;
