@@ -162,3 +162,30 @@ int cli_parse_dtypes(const char *flag, const char *s, rb_dtype *out, int *n,
     }
     return RB_OK;
 }
+
+int cli_parse_threads(const char *flag, const char *s, int ncores, int *out,
+                      int max, int *n, rb_err *e)
+{
+    char buf[256], *items[32];
+    const int k = cli_split_list(flag, s, buf, sizeof(buf), items,
+                                 max < 32 ? max : 32, e);
+    if (k < 0)
+        return RB_EINPUT;
+    *n = 0;
+    for (int i = 0; i < k; i++) {
+        uint64_t t;
+        if (cli_parse_count(flag, items[i], 0, UINT32_MAX, &t, e))
+            return RB_EINPUT;
+        if (t < 1 || t > (uint64_t)ncores)
+            return rb_fail(e, RB_EINPUT,
+                           "%s %s: must be between 1 and the %d cores of this "
+                           "machine",
+                           flag, items[i], ncores);
+        int dup = 0;
+        for (int j = 0; j < *n; j++)
+            dup |= out[j] == (int)t;
+        if (!dup)
+            out[(*n)++] = (int)t;
+    }
+    return RB_OK;
+}

@@ -32,6 +32,11 @@ int cli_parse_shape(const char *flag, const char *s, rb_shape *out, rb_err *e);
 int cli_split_list(const char *flag, const char *s, char *buf, size_t buflen,
                    char **items, int max, rb_err *e);
 
+/* "1,2": thread counts in the order given, each between 1 and ncores,
+ * repeats dropped, at most max of them. */
+int cli_parse_threads(const char *flag, const char *s, int ncores, int *out,
+                      int max, int *n, rb_err *e);
+
 /* "f32,f64": dtypes in the order given, each once (a repeat is an error),
  * at most RB_NDTYPES. */
 int cli_parse_dtypes(const char *flag, const char *s, rb_dtype *out, int *n,

@@ -285,28 +285,12 @@ int cmd_ceilings(int argc, char **argv)
     char *items[32];
     int n;
     rc = 0;
-    if (a_threads) {
-        if ((n = parse_list("--threads", a_threads, items, buf, sizeof(buf),
-                            CEIL_MAX_THREADS)) < 0) {
-            rc = 2;
-            goto done;
-        }
-        plan.nthreads = 0;
-        for (int i = 0; i < n; i++) {
-            uint64_t t;
-            if ((rc = cli_parse_count("--threads", items[i], 0, UINT32_MAX, &t,
-                                      &e))) {
-                rc = cmd_error(rc, e.msg);
-                goto done;
-            }
-            if (t < 1 || t > (uint64_t)ncores || t > CEIL_MAX_THREADS) {
-                rc = cmd_bad("--threads %s: must be between 1 and the %d cores "
-                             "of this machine",
-                             items[i], ncores);
-                goto done;
-            }
-            plan.threads[plan.nthreads++] = (int)t;
-        }
+    if (a_threads &&
+        cli_parse_threads("--threads", a_threads,
+                          ncores < CEIL_MAX_THREADS ? ncores : CEIL_MAX_THREADS,
+                          plan.threads, CEIL_MAX_THREADS, &plan.nthreads, &e)) {
+        rc = cmd_error(RB_EINPUT, e.msg);
+        goto done;
     }
     if (a_dtype) {
         if (cli_parse_dtypes("--dtype", a_dtype, plan.dtypes, &plan.ndtypes,

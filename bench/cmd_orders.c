@@ -757,13 +757,18 @@ int cmd_orders(int argc, char **argv)
     const int ncores = pin_ncores(o.topo);
     uint64_t v;
     double mt;
-    if (cli_parse_count("--threads", threads_arg, 1, (uint64_t)ncores, &v, &e) ||
+    if (cli_parse_threads("--threads", threads_arg, ncores, plan->threads, 16,
+                          &plan->nthreads, &e) ||
         cli_parse_seconds("--min-time", min_time, 1e-4, 60.0, &mt, &e)) {
         hwloc_topology_destroy(o.topo);
         return cmd_error(RB_EINPUT, e.msg);
     }
-    plan->threads[0] = (int)v;
-    plan->nthreads = 1;
+    if (plan->nthreads != 1) {
+        hwloc_topology_destroy(o.topo);
+        return cmd_bad("--threads %s: orders takes one thread count (one "
+                       "table per size and dtype)",
+                       threads_arg);
+    }
     plan->min_time = mt;
     if (cli_parse_count("--samples", samples, 3, 1000, &v, &e) ||
         cli_parse_count("--seed", seed_arg, 0, UINT64_MAX, &plan->seed, &e)) {

@@ -210,30 +210,10 @@ static int select_dtypes(const char *list, harness_plan *plan)
 
 static int select_threads(const char *list, int ncores, harness_plan *plan)
 {
-    char buf[256];
-    char *items[16];
     rb_err e;
-    const int n = cli_split_list("--threads", list, buf, sizeof(buf), items,
-                                 16, &e);
-    if (n < 0)
-        return cmd_error(n, e.msg);
-    plan->nthreads = 0;
-    for (int i = 0; i < n; i++) {
-        uint64_t t;
-        const int rc = cli_parse_count("--threads", items[i], 0, UINT32_MAX,
-                                       &t, &e);
-        if (rc)
-            return cmd_error(rc, e.msg);
-        if (t < 1 || t > (uint64_t)ncores)
-            return cmd_bad("--threads %s: must be between 1 and the %d cores "
-                           "of this machine",
-                           items[i], ncores);
-        int dup = 0;
-        for (int j = 0; j < plan->nthreads; j++)
-            dup |= plan->threads[j] == (int)t;
-        if (!dup)
-            plan->threads[plan->nthreads++] = (int)t;
-    }
+    if (cli_parse_threads("--threads", list, ncores, plan->threads, 16,
+                          &plan->nthreads, &e))
+        return cmd_error(RB_EINPUT, e.msg);
     return 0;
 }
 
