@@ -977,13 +977,7 @@ out:
     pool_destroy(team);
 out_plan:
     pin_plan_free(&pins);
-    rb_err e2;
-    const int rc2 = pin_unbind_self(topo, &e2);
-    if (rc == RB_OK && rc2 != RB_OK) {
-        *e = e2;
-        rc = rc2;
-    }
-    return rc;
+    return pin_unbind_self_after(topo, rc, e);
 }
 
 int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,

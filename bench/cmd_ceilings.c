@@ -85,54 +85,47 @@ static void progress(const char *line)
     fflush(stdout);
 }
 
-static char *curves_csv(const json_t *doc)
+/* One CSV line per point or per level of every bandwidth curve. */
+static void point_row(FILE *f, const json_t *cv, const json_t *pt)
 {
-    size_t len = 0;
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "kernel,threads,bytes,gbs,gbs_best\n");
-    size_t i, j;
-    json_t *cv, *pt;
-    json_array_foreach(json_object_get(doc, "bandwidth"), i, cv)
-    {
-        json_array_foreach(json_object_get(cv, "points"), j, pt)
-        {
-            fprintf(f, "%s,%lld,%.0f,%.6g,%.6g\n",
-                    json_string_value(json_object_get(cv, "kernel")),
-                    json_integer_value(json_object_get(cv, "threads")),
-                    json_real_value(json_object_get(pt, "bytes")),
-                    json_real_value(json_object_get(pt, "gbs")),
-                    json_real_value(json_object_get(pt, "gbs_best")));
-        }
-    }
-    fclose(f);
-    return buf;
+    fprintf(f, "%s,%lld,%.0f,%.6g,%.6g\n",
+            json_string_value(json_object_get(cv, "kernel")),
+            json_integer_value(json_object_get(cv, "threads")),
+            json_real_value(json_object_get(pt, "bytes")),
+            json_real_value(json_object_get(pt, "gbs")),
+            json_real_value(json_object_get(pt, "gbs_best")));
 }
 
-static char *levels_csv(const json_t *doc)
+static void level_row(FILE *f, const json_t *cv, const json_t *lv)
+{
+    fprintf(f, "%s,%lld,%s,%.6g,%.0f,%.0f,%.0f\n",
+            json_string_value(json_object_get(cv, "kernel")),
+            json_integer_value(json_object_get(cv, "threads")),
+            json_string_value(json_object_get(lv, "name")),
+            json_real_value(json_object_get(lv, "gbs")),
+            json_real_value(json_object_get(lv, "first_bytes")),
+            json_real_value(json_object_get(lv, "last_bytes")),
+            json_real_value(json_object_get(lv, "next_bytes")));
+}
+
+/* The CSV of one array (points or levels) of every curve, with a header. */
+static char *curves_csv(const json_t *doc, const char *header,
+                        const char *array,
+                        void (*row)(FILE *, const json_t *, const json_t *))
 {
     size_t len = 0;
     char *buf = NULL;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    fprintf(f, "kernel,threads,level,gbs,first_bytes,last_bytes,next_bytes\n");
+    fprintf(f, "%s\n", header);
     size_t i, j;
-    json_t *cv, *lv;
+    json_t *cv, *item;
     json_array_foreach(json_object_get(doc, "bandwidth"), i, cv)
     {
-        json_array_foreach(json_object_get(cv, "levels"), j, lv)
+        json_array_foreach(json_object_get(cv, array), j, item)
         {
-            fprintf(f, "%s,%lld,%s,%.6g,%.0f,%.0f,%.0f\n",
-                    json_string_value(json_object_get(cv, "kernel")),
-                    json_integer_value(json_object_get(cv, "threads")),
-                    json_string_value(json_object_get(lv, "name")),
-                    json_real_value(json_object_get(lv, "gbs")),
-                    json_real_value(json_object_get(lv, "first_bytes")),
-                    json_real_value(json_object_get(lv, "last_bytes")),
-                    json_real_value(json_object_get(lv, "next_bytes")));
+            row(f, cv, item);
         }
     }
     fclose(f);
@@ -428,7 +421,11 @@ int cmd_ceilings(int argc, char **argv)
         goto done;
     }
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    char *csv = curves_csv(doc), *lcsv = levels_csv(doc);
+    char *csv = curves_csv(doc, "kernel,threads,bytes,gbs,gbs_best",
+                           "points", point_row);
+    char *lcsv = curves_csv(
+        doc, "kernel,threads,level,gbs,first_bytes,last_bytes,next_bytes",
+        "levels", level_row);
     if (!text || !csv || !lcsv)
         rc = rb_fail(&e, RB_EINPUT, "out of memory formatting results");
     if (!rc)

@@ -897,13 +897,14 @@ int cmd_orders(int argc, char **argv)
                   (int)o.geom.l1.assoc, "line", (int)o.geom.l1.line, "ll",
                   "bytes", o.geom.ll.size, "ways", (int)o.geom.ll.assoc,
                   "line", (int)o.geom.ll.line));
-    char csvpath[4200];
-    snprintf(csvpath, sizeof(csvpath), "%s/.orders.csv.tmp", dir);
-    FILE *csv = fopen(csvpath, "w");
+    /* the CSV grows in memory and is written once, whole, at the end */
+    char *csvbuf = NULL;
+    size_t csvlen = 0;
+    FILE *csv = open_memstream(&csvbuf, &csvlen);
     if (!csv) {
         json_decref(doc);
         hwloc_topology_destroy(o.topo);
-        return cmd_bad("cannot write %s", csvpath);
+        return cmd_bad("out of memory for orders.csv");
     }
     fprintf(csv, "dtype,n,p,m,kernel,form,flops,t_min_s,gflops,source,"
                  "l1_bytes,ll_bytes,ll_name,intensity_ll\n");
@@ -943,22 +944,8 @@ int cmd_orders(int argc, char **argv)
     rb_err we;
     int wrc = RB_OK;
     {
-        FILE *f = fopen(csvpath, "r");
-        char *buf = NULL;
-        size_t len = 0;
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            len = (size_t)ftell(f);
-            fseek(f, 0, SEEK_SET);
-            buf = malloc(len + 1);
-            if (buf && fread(buf, 1, len, f) != len)
-                len = 0;
-            fclose(f);
-        }
-        unlink(csvpath);
-        wrc = buf ? results_write_file(dir, "orders.csv", buf, len, &we)
-                  : rb_fail(&we, RB_EINPUT, "could not read back %s", csvpath);
-        free(buf);
+        wrc = results_write_file(dir, "orders.csv", csvbuf, csvlen, &we);
+        free(csvbuf);
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
         if (!wrc)
             wrc = results_write_file(dir, "orders.json", text, strlen(text),

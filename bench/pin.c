@@ -99,3 +99,14 @@ int pin_unbind_self(hwloc_topology_t topo, rb_err *e)
 {
     return pin_bind_self(topo, hwloc_topology_get_allowed_cpuset(topo), e);
 }
+
+int pin_unbind_self_after(hwloc_topology_t topo, int rc, rb_err *e)
+{
+    rb_err e2;
+    const int rc2 = pin_unbind_self(topo, &e2);
+    if (rc == RB_OK && rc2 != RB_OK) {
+        *e = e2;
+        return rc2;
+    }
+    return rc;
+}

@@ -36,4 +36,8 @@ void pin_self_string(hwloc_topology_t topo, char *buf, size_t len);
 /* Binds the calling thread to every PU this process may use. */
 int pin_unbind_self(hwloc_topology_t topo, rb_err *e);
 
+/* The same at the end of a measurement that returns rc: rc when it is
+ * already an error (its message in e stays), else the unbinding's result. */
+int pin_unbind_self_after(hwloc_topology_t topo, int rc, rb_err *e);
+
 #endif
