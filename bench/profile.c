@@ -175,7 +175,7 @@ static int handle(void *user, const char *section, const char *key,
     const char *dot = strchr(key, '.');
     const char *suffix = dot ? dot + 1 : "";
     size_t blen = dot ? (size_t)(dot - key) : strlen(key);
-    if (blen >= sizeof(base))
+    if (blen >= sizeof(base) || (dot && *suffix == '\0'))
         return fail_at(r, r->line, "unknown key '%s' in [%s]", key, section);
     memcpy(base, key, blen);
     base[blen] = '\0';
@@ -220,18 +220,18 @@ static int handle(void *user, const char *section, const char *key,
         if (*value == '\0')
             return fail_at(r, r->line, "%s is empty", key);
         if (strcmp(section, "chip") == 0) {
-            if (strcmp(key, "name") == 0)
+            if (strcmp(base, "name") == 0)
                 snprintf(p->name, sizeof(p->name), "%s", value);
-            else if (strcmp(key, "vendor") == 0)
+            else if (strcmp(base, "vendor") == 0)
                 snprintf(p->vendor, sizeof(p->vendor), "%s", value);
-            else if (strcmp(key, "kind") == 0) {
+            else if (strcmp(base, "kind") == 0) {
                 if (strcmp(value, "tpu") && strcmp(value, "gpu") &&
                     strcmp(value, "apple") && strcmp(value, "cpu"))
                     return fail_at(r, r->line,
                                    "kind = '%s': tpu, gpu, apple or cpu",
                                    value);
                 snprintf(p->kind, sizeof(p->kind), "%s", value);
-            } else if (strcmp(key, "headline") == 0) {
+            } else if (strcmp(base, "headline") == 0) {
                 snprintf(r->headline, sizeof(r->headline), "%s", value);
                 r->headline_line = r->line;
             }
@@ -246,19 +246,19 @@ static int handle(void *user, const char *section, const char *key,
         return 0;
     if (strcmp(section, "peak") == 0) {
         pdtype d = PD_BF16;
-        if (pdtype_parse(key, &d) == 0)
+        if (pdtype_parse(base, &d) == 0)
             p->peak[d] = x;
     } else if (strcmp(section, "memory") == 0) {
-        if (strcmp(key, "bandwidth") == 0)
+        if (strcmp(base, "bandwidth") == 0)
             p->mem_bw = x;
-        else if (strcmp(key, "capacity") == 0)
+        else if (strcmp(base, "capacity") == 0)
             p->mem_capacity = x;
         else
             p->onchip_bytes = x;
     } else {
-        if (strcmp(key, "bandwidth") == 0)
+        if (strcmp(base, "bandwidth") == 0)
             p->link[li].bandwidth = x;
-        else if (strcmp(key, "links") == 0)
+        else if (strcmp(base, "links") == 0)
             p->link[li].links = x;
         else
             p->link[li].peer_links = x;

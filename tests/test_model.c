@@ -333,6 +333,12 @@ static void test_reader(void)
         {GOOD "[memory]\nbandwidth = 3e12\n", "t.ini:12: 'bandwidth' in "
                                               "[memory] given twice"},
         {GOOD "[gpu]\nx = 1\n", "t.ini:12: unknown key 'x' in [gpu]"},
+        /* found by scripts/fuzz: a trailing dot once stored the value as
+         * on-chip memory and left the bandwidth 0 */
+        {"[chip]\nname = T\nkind = gpu\nheadline = bf16\n[peak]\nbf16 = "
+         "1e15\nbf16.source = s\n[memory]\nbandwidth. = 1e12\n"
+         "bandwidth.source = s\n",
+         "t.ini:9: unknown key 'bandwidth.' in [memory]"},
         {GOOD "just words\n", "t.ini:11: not a [section] or a key = value"},
         {GOOD "[link.ici]\nbandwidth = 4.5e10\nbandwidth.source = s\n",
          "t.ini:11: [link.ici] needs bandwidth and links"},
