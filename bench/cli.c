@@ -47,8 +47,8 @@ int cli_parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
     return RB_OK;
 }
 
-int cli_parse_seconds(const char *flag, const char *s, double min, double max,
-                      double *out, rb_err *e)
+int cli_parse_real(const char *flag, const char *s, double min, double max,
+                   const char *unit, double *out, rb_err *e)
 {
     if (s == NULL || *s == '\0')
         return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
@@ -56,14 +56,19 @@ int cli_parse_seconds(const char *flag, const char *s, double min, double max,
     char *end = NULL;
     const double v = strtod(s, &end);
     if (end == s || *end != '\0' || !isfinite(v) || errno == ERANGE)
-        return rb_fail(e, RB_EINPUT, "%s '%s': not a number of seconds", flag,
-                       s);
+        return rb_fail(e, RB_EINPUT, "%s '%s': not a number%s%s", flag, s,
+                       unit ? " of " : "", unit ? unit : "");
     if (v < min || v > max)
-        return rb_fail(e, RB_EINPUT,
-                       "%s '%s': out of range (between %g and %g seconds)",
-                       flag, s, min, max);
+        return rb_fail(e, RB_EINPUT, "%s '%s': out of range (between %g and %g%s%s)",
+                       flag, s, min, max, unit ? " " : "", unit ? unit : "");
     *out = v;
     return RB_OK;
+}
+
+int cli_parse_seconds(const char *flag, const char *s, double min, double max,
+                      double *out, rb_err *e)
+{
+    return cli_parse_real(flag, s, min, max, "seconds", out, e);
 }
 
 int cli_split_list(const char *flag, const char *s, char *buf, size_t buflen,

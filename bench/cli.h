@@ -14,7 +14,12 @@
 int cli_parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
                     uint64_t *out, rb_err *e);
 
-/* A number of seconds (decimal, e.g. 0.005 or 5e-3) within [min, max]. */
+/* A finite decimal number (e.g. 1.25, 0.005 or 5e-3) within [min, max];
+ * unit ("seconds", or NULL for a plain number) names it in the errors. */
+int cli_parse_real(const char *flag, const char *s, double min, double max,
+                   const char *unit, double *out, rb_err *e);
+
+/* A number of seconds within [min, max]: cli_parse_real with that unit. */
 int cli_parse_seconds(const char *flag, const char *s, double min, double max,
                       double *out, rb_err *e);
 

@@ -361,7 +361,7 @@ int cmd_ceilings(int argc, char **argv)
         plan.size_max = (double)v2;
     }
     if (a_factor &&
-        (rc = cli_parse_seconds("--factor", a_factor, 1.01, 16.0, &plan.factor,
+        (rc = cli_parse_real("--factor", a_factor, 1.01, 16.0, NULL, &plan.factor,
                                 &e))) {
         rc = cmd_error(rc, e.msg);
         goto done;
