@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../kernels/ref.h"
 #include "harness.h"
@@ -360,6 +361,7 @@ typedef struct {
     size_t n;       /* elements per stream per thread at this point */
     size_t cap;     /* elements allocated per stream per thread     */
     double *buf[CEIL_MAX_THREADS][4];
+    bw_region region[CEIL_MAX_THREADS];
     uint64_t sums[CEIL_MAX_THREADS][RB_STREAM_SUMS];
     double write_value;
 } bw_ctx;
@@ -480,8 +482,44 @@ static int bw_verify(const bw_ctx *c, int nt, rb_err *e)
 static void bw_free(bw_ctx *c, int nt)
 {
     for (int t = 0; t < nt; t++)
-        for (int s = 0; s < 4; s++)
-            free(c->buf[t][s]);
+        bw_region_unmap(&c->region[t]);
+}
+
+int bw_region_map(size_t elems, int streams, bw_region *r, rb_err *e)
+{
+    enum { ALIGN = 1 << 20 };
+    const size_t span_unit = (size_t)1 << 28;
+    memset(r, 0, sizeof(*r));
+    if (streams < 1 || streams > 4 || elems == 0 ||
+        elems > (SIZE_MAX / 8 - span_unit) / 4)
+        return rb_fail(e, RB_EINPUT, "bandwidth buffers: bad layout (%d "
+                       "streams of %zu elements)", streams, elems);
+    const size_t bytes = elems * 8;
+    r->span = (bytes + span_unit - 1) / span_unit * span_unit;
+    r->len = (size_t)(streams - 1) * (r->span + BW_STREAM_SHIFT) + bytes +
+             ALIGN;
+    void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        r->len = 0;
+        return rb_fail(e, RB_EINPUT,
+                       "out of memory for the bandwidth sweep (%d streams of "
+                       "%zu bytes)", streams, bytes);
+    }
+    r->map = m;
+    const uintptr_t base =
+        ((uintptr_t)m + ALIGN - 1) / ALIGN * (uintptr_t)ALIGN;
+    for (int s = 0; s < streams; s++)
+        r->stream[s] =
+            (double *)(base + (uintptr_t)s * (r->span + BW_STREAM_SHIFT));
+    return RB_OK;
+}
+
+void bw_region_unmap(bw_region *r)
+{
+    if (r->map)
+        munmap(r->map, r->len);
+    memset(r, 0, sizeof(*r));
 }
 
 /* The sweep of one kernel on one team. The working set of a point is all
@@ -501,21 +539,16 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
     const double per_elem = 8.0 * streams * nt;
     c->cap = (size_t)(plan->size_max / per_elem);
     c->cap = (c->cap / RB_STREAM_BLOCK + 1) * RB_STREAM_BLOCK;
-    for (int t = 0; t < nt; t++)
-        for (int s = 0; s < streams; s++) {
-            /* Streams start at different offsets within a page so their
-             * addresses never alias in the L1 set index. */
-            const size_t offset = (size_t)s * 24;
-            double *p = aligned_alloc(4096, ((c->cap + offset) * 8 + 4095) /
-                                                4096 * 4096);
-            if (!p) {
-                bw_free(c, nt);
-                free(c);
-                return rb_fail(e, RB_EINPUT,
-                               "out of memory for the bandwidth sweep");
-            }
-            c->buf[t][s] = p + offset;
+    for (int t = 0; t < nt; t++) {
+        const int rc = bw_region_map(c->cap, streams, &c->region[t], e);
+        if (rc) {
+            bw_free(c, nt);
+            free(c);
+            return rc;
         }
+        for (int s = 0; s < streams; s++)
+            c->buf[t][s] = c->region[t].stream[s];
+    }
     pool_run(team, job_bw_fill, c);
 
     /* The points: geometric steps from size_min, and size_max itself as the
@@ -575,9 +608,6 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
                       "samples_gbs", samples));
     }
     free(gbs);
-    for (int t = 0; t < nt; t++)
-        for (int s = 0; s < streams; s++)
-            c->buf[t][s] -= (size_t)s * 24;
     bw_free(c, nt);
     free(c);
     if (rc) {
@@ -606,9 +636,12 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
                       "last_bytes_per_thread", lv[i].last_bytes / nt,
                       "next_bytes", lv[i].next_bytes, "points",
                       (int)(lv[i].last - lv[i].first + 1)));
-    *out = json_pack("{s:s, s:i, s:s, s:i, s:i, s:o, s:o}", "kernel",
+    *out = json_pack("{s:s, s:i, s:s, s:i, s:i, s:s, s:o, s:o}", "kernel",
                      bw_kernel_name(k), "threads", nt, "variant", variant,
                      "width_bits", (int)plan->bw_width, "streams", streams,
+                     "stream_layout",
+                     "one mapping per thread, 1 MiB-aligned; stream s at "
+                     "s x (a multiple of 256 MiB + 64 KiB + 192 B)",
                      "points", points, "levels", levels);
     return RB_OK;
 }

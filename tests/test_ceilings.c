@@ -1,8 +1,10 @@
 /* Ceilings: plateau detection on synthetic bandwidth curves with known
  * levels and noise, theoretical-peak arithmetic, ISA selection that never
- * picks an unsupported path, and every ceiling kernel this CPU can run
- * checked against its closed form. */
+ * picks an unsupported path, every ceiling kernel this CPU can run
+ * checked against its closed form, and the layout of the bandwidth
+ * buffers. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../bench/ceilings.h"
@@ -318,11 +320,76 @@ static void test_kernels_closed_form(void)
     CHECK_U64(rb_clock_chain(1000), 64000);
 }
 
+/* The layout that keeps the L1 points of the bandwidth sweep clear of
+ * utag aliasing on AMD Zen: any two lines of one L1 set within the first
+ * 64 KiB of the streams of a thread agree in linear-address bits 20-27 and
+ * differ in bits 12-19, so no hash that XORs one bit of each group into
+ * each utag bit can give them the same utag; streams do not overlap, stay
+ * inside the mapping, and are writable end to end. */
+static void test_bw_layout(void)
+{
+    const size_t sizes[] = {64, 4096, (size_t)1 << 22, ((size_t)1 << 25) + 64};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int streams = 1; streams <= 4; streams++) {
+            bw_region r;
+            rb_err e;
+            const size_t elems = sizes[z];
+            CHECK(bw_region_map(elems, streams, &r, &e) == RB_OK);
+            if (!r.map)
+                continue;
+            CHECK(r.span % ((size_t)1 << 28) == 0 && r.span >= elems * 8);
+            const uintptr_t lo = (uintptr_t)r.map, hi = lo + r.len;
+            /* the lines of the first 64 KiB of every stream, by L1 set
+             * (address bits 6-11); two lines of one set must differ in
+             * bits 12-27 */
+            static uint64_t lines[64][4 * 1024 / 64 + 4];
+            size_t nin[64] = {0};
+            for (int s = 0; s < streams; s++) {
+                const uintptr_t b = (uintptr_t)r.stream[s];
+                CHECK(b % 64 == 0);
+                CHECK(b >= lo && b + elems * 8 <= hi);
+                if (s > 0)
+                    CHECK(b - (uintptr_t)r.stream[s - 1] ==
+                          r.span + BW_STREAM_SHIFT);
+                CHECK(s == 0 ||
+                      (uintptr_t)r.stream[s - 1] + elems * 8 <= b);
+                /* first and last element of every stream are writable */
+                r.stream[s][0] = 1.0;
+                r.stream[s][elems - 1] = 2.0;
+                CHECK(r.stream[s][0] + r.stream[s][elems - 1] == 3.0);
+                for (uintptr_t a = b; a < b + ((size_t)64 << 10) &&
+                                      a < b + elems * 8;
+                     a += 64) {
+                    const size_t set = (a >> 6) & 63;
+                    lines[set][nin[set]++] = a >> 6;
+                }
+            }
+            int distinct = 1;
+            for (size_t set = 0; set < 64; set++)
+                for (size_t i = 0; i < nin[set]; i++)
+                    for (size_t j = i + 1; j < nin[set]; j++) {
+                        const uint64_t x = lines[set][i] >> 6,
+                                       y = lines[set][j] >> 6;
+                        /* bits 20-27 agree, bits 12-19 differ */
+                        distinct &= ((x >> 8) & 0xff) == ((y >> 8) & 0xff) &&
+                                    (x & 0xff) != (y & 0xff);
+                    }
+            CHECK(distinct);
+            bw_region_unmap(&r);
+            CHECK(r.map == NULL);
+        }
+    bw_region r;
+    rb_err e;
+    CHECK(bw_region_map(64, 5, &r, &e) == RB_EINPUT);
+    CHECK(bw_region_map(0, 1, &r, &e) == RB_EINPUT);
+}
+
 int main(void)
 {
     test_plateaus();
     test_theory();
     test_selection();
     test_kernels_closed_form();
+    test_bw_layout();
     return check_status("test_ceilings");
 }
