@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../kernels/ref.h"
 #include "harness.h"
@@ -361,7 +360,7 @@ typedef struct {
     size_t n;       /* elements per stream per thread at this point */
     size_t cap;     /* elements allocated per stream per thread     */
     double *buf[CEIL_MAX_THREADS][4];
-    bw_region region[CEIL_MAX_THREADS];
+    rb_region region[CEIL_MAX_THREADS];
     uint64_t sums[CEIL_MAX_THREADS][RB_STREAM_SUMS];
     double write_value;
 } bw_ctx;
@@ -482,44 +481,7 @@ static int bw_verify(const bw_ctx *c, int nt, rb_err *e)
 static void bw_free(bw_ctx *c, int nt)
 {
     for (int t = 0; t < nt; t++)
-        bw_region_unmap(&c->region[t]);
-}
-
-int bw_region_map(size_t elems, int streams, bw_region *r, rb_err *e)
-{
-    enum { ALIGN = 1 << 20 };
-    const size_t span_unit = (size_t)1 << 28;
-    memset(r, 0, sizeof(*r));
-    if (streams < 1 || streams > 4 || elems == 0 ||
-        elems > (SIZE_MAX / 8 - span_unit) / 4)
-        return rb_fail(e, RB_EINPUT, "bandwidth buffers: bad layout (%d "
-                       "streams of %zu elements)", streams, elems);
-    const size_t bytes = elems * 8;
-    r->span = (bytes + span_unit - 1) / span_unit * span_unit;
-    r->len = (size_t)(streams - 1) * (r->span + BW_STREAM_SHIFT) + bytes +
-             ALIGN;
-    void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) {
-        r->len = 0;
-        return rb_fail(e, RB_EINPUT,
-                       "out of memory for the bandwidth sweep (%d streams of "
-                       "%zu bytes)", streams, bytes);
-    }
-    r->map = m;
-    const uintptr_t base =
-        ((uintptr_t)m + ALIGN - 1) / ALIGN * (uintptr_t)ALIGN;
-    for (int s = 0; s < streams; s++)
-        r->stream[s] =
-            (double *)(base + (uintptr_t)s * (r->span + BW_STREAM_SHIFT));
-    return RB_OK;
-}
-
-void bw_region_unmap(bw_region *r)
-{
-    if (r->map)
-        munmap(r->map, r->len);
-    memset(r, 0, sizeof(*r));
+        rb_region_unmap(&c->region[t]);
 }
 
 /* The sweep of one kernel on one team. The working set of a point is all
@@ -540,14 +502,18 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
     c->cap = (size_t)(plan->size_max / per_elem);
     c->cap = (c->cap / RB_STREAM_BLOCK + 1) * RB_STREAM_BLOCK;
     for (int t = 0; t < nt; t++) {
-        const int rc = bw_region_map(c->cap, streams, &c->region[t], e);
+        const size_t bytes[4] = {c->cap * 8, c->cap * 8, c->cap * 8,
+                                 c->cap * 8};
+        const int rc =
+            rb_region_map(&c->region[t], streams, bytes, RB_REGION_SPAN,
+                          BW_STREAM_SHIFT, "the bandwidth sweep", e);
         if (rc) {
             bw_free(c, nt);
             free(c);
             return rc;
         }
         for (int s = 0; s < streams; s++)
-            c->buf[t][s] = c->region[t].stream[s];
+            c->buf[t][s] = c->region[t].buf[s];
     }
     pool_run(team, job_bw_fill, c);
 

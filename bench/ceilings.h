@@ -13,6 +13,7 @@
 #include "../kernels/kernel.h"
 #include "host.h"
 #include "plateau.h"
+#include "region.h"
 #include "util.h"
 
 enum {
@@ -37,33 +38,11 @@ const char *bw_kernel_name(bw_kernel k);
 /* Arrays a kernel streams: 1, 1, 2, 3 or 4. */
 int bw_kernel_streams(bw_kernel k);
 
-/* The buffers of one thread's bandwidth streams: one mapping, stream s at
- * base + s * (span + BW_STREAM_SHIFT), base 1 MiB-aligned and span a
- * multiple of 2^28 bytes.
- *
- * Why: AMD Zen cores predict the L1 way from a "utag", a hash of
- * linear-address bits 12-27 in which each of the eight bits XORs one bit
- * of 12-19 with one of 20-27 (12^27, 13^26, 14^25, 15^20, 16^21, 17^22,
- * 18^23, 19^24; Lipp et al., "Take A Way", AsiaCCS 2020). Two lines of one
- * set with equal utags cannot both stay in L1. A 10 KiB buffer straddling
- * a 64 MiB boundary (pages 0x3ffe and 0x4000 hash alike) read at 146 GB/s
- * here against 210 elsewhere, so the L1 points depended on where mmap put
- * the buffers. In this layout any two lines of one set within the first
- * 64 KiB of a thread's streams agree in bits 20-27 and differ in bits
- * 12-19, so their utags differ. The shift also staggers the streams by
- * three cache lines within a page. */
+/* Each thread's bandwidth streams lie in one rb_region (region.h): unit
+ * RB_REGION_SPAN and this shift, so the first 64 KiB of every stream stay
+ * clear of L1 utag aliasing whatever the sweep's size, and the streams
+ * are staggered by three cache lines within a page. */
 #define BW_STREAM_SHIFT ((size_t)(64 << 10) + 192)
-typedef struct {
-    void *map;
-    size_t len;
-    size_t span;
-    double *stream[4];
-} bw_region;
-
-/* Maps (without reserving swap) and lays out streams x elems doubles;
- * the pages are touched by the caller (first touch by the owner thread). */
-int bw_region_map(size_t elems, int streams, bw_region *r, rb_err *e);
-void bw_region_unmap(bw_region *r);
 
 typedef struct {
     int threads[CEIL_MAX_THREADS];

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../bench/ceilings.h"
 #include "../bench/host.h"
@@ -320,68 +321,115 @@ static void test_kernels_closed_form(void)
     CHECK_U64(rb_clock_chain(1000), 64000);
 }
 
-/* The layout that keeps the L1 points of the bandwidth sweep clear of
- * utag aliasing on AMD Zen: any two lines of one L1 set within the first
- * 64 KiB of the streams of a thread agree in linear-address bits 20-27 and
- * differ in bits 12-19, so no hash that XORs one bit of each group into
- * each utag bit can give them the same utag; streams do not overlap, stay
- * inside the mapping, and are writable end to end. */
+/* Lines within [b, b + len) of each buffer, bucketed by L1 set (address
+ * bits 6-11); returns 1 when any two lines of one set agree in bits 20-27
+ * and differ in bits 12-19, so no hash that XORs one bit of each group into
+ * each utag bit (Zen's, region.h) can give them the same utag. */
+static int utag_clear(const uintptr_t *b, const size_t *len, int n)
+{
+    static uint64_t lines[64][4096];
+    size_t nin[64] = {0};
+    for (int k = 0; k < n; k++)
+        for (uintptr_t a = b[k] & ~(uintptr_t)63; a < b[k] + len[k]; a += 64) {
+            const size_t set = (a >> 6) & 63;
+            if (nin[set] == 4096)
+                return 0;
+            lines[set][nin[set]++] = a >> 12;
+        }
+    int ok = 1;
+    for (size_t set = 0; set < 64; set++)
+        for (size_t i = 0; i < nin[set]; i++)
+            for (size_t j = i + 1; j < nin[set]; j++) {
+                const uint64_t x = lines[set][i], y = lines[set][j];
+                if (x == y)
+                    continue; /* the same page: different lines, sets */
+                ok &= ((x >> 8) & 0xff) == ((y >> 8) & 0xff) &&
+                      (x & 0xff) != (y & 0xff);
+            }
+    return ok;
+}
+
+/* The bandwidth sweep's layout: the first 64 KiB of every stream of a
+ * thread clear of utag aliasing at any stream length; streams do not
+ * overlap, stay inside the mapping and are writable end to end. */
 static void test_bw_layout(void)
 {
     const size_t sizes[] = {64, 4096, (size_t)1 << 22, ((size_t)1 << 25) + 64};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int streams = 1; streams <= 4; streams++) {
-            bw_region r;
+            rb_region r;
             rb_err e;
             const size_t elems = sizes[z];
-            CHECK(bw_region_map(elems, streams, &r, &e) == RB_OK);
+            const size_t bytes[4] = {elems * 8, elems * 8, elems * 8,
+                                     elems * 8};
+            CHECK(rb_region_map(&r, streams, bytes, RB_REGION_SPAN,
+                                BW_STREAM_SHIFT, "test", &e) == RB_OK);
             if (!r.map)
                 continue;
-            CHECK(r.span % ((size_t)1 << 28) == 0 && r.span >= elems * 8);
             const uintptr_t lo = (uintptr_t)r.map, hi = lo + r.len;
-            /* the lines of the first 64 KiB of every stream, by L1 set
-             * (address bits 6-11); two lines of one set must differ in
-             * bits 12-27 */
-            static uint64_t lines[64][4 * 1024 / 64 + 4];
-            size_t nin[64] = {0};
+            uintptr_t b[4];
+            size_t prefix[4];
             for (int s = 0; s < streams; s++) {
-                const uintptr_t b = (uintptr_t)r.stream[s];
-                CHECK(b % 64 == 0);
-                CHECK(b >= lo && b + elems * 8 <= hi);
-                if (s > 0)
-                    CHECK(b - (uintptr_t)r.stream[s - 1] ==
-                          r.span + BW_STREAM_SHIFT);
-                CHECK(s == 0 ||
-                      (uintptr_t)r.stream[s - 1] + elems * 8 <= b);
-                /* first and last element of every stream are writable */
-                r.stream[s][0] = 1.0;
-                r.stream[s][elems - 1] = 2.0;
-                CHECK(r.stream[s][0] + r.stream[s][elems - 1] == 3.0);
-                for (uintptr_t a = b; a < b + ((size_t)64 << 10) &&
-                                      a < b + elems * 8;
-                     a += 64) {
-                    const size_t set = (a >> 6) & 63;
-                    lines[set][nin[set]++] = a >> 6;
+                double *p = r.buf[s];
+                b[s] = (uintptr_t)p;
+                prefix[s] = elems * 8 < (64 << 10) ? elems * 8 : (64 << 10);
+                CHECK(b[s] % 64 == 0);
+                CHECK(b[s] >= lo && b[s] + elems * 8 <= hi);
+                if (s > 0) {
+                    CHECK(b[s] - b[s - 1] ==
+                          (elems * 8 + RB_REGION_SPAN - 1) / RB_REGION_SPAN *
+                                  RB_REGION_SPAN +
+                              BW_STREAM_SHIFT);
+                    CHECK(b[s - 1] + elems * 8 <= b[s]);
                 }
+                p[0] = 1.0;
+                p[elems - 1] = 2.0;
+                CHECK(p[0] + p[elems - 1] == 3.0);
             }
-            int distinct = 1;
-            for (size_t set = 0; set < 64; set++)
-                for (size_t i = 0; i < nin[set]; i++)
-                    for (size_t j = i + 1; j < nin[set]; j++) {
-                        const uint64_t x = lines[set][i] >> 6,
-                                       y = lines[set][j] >> 6;
-                        /* bits 20-27 agree, bits 12-19 differ */
-                        distinct &= ((x >> 8) & 0xff) == ((y >> 8) & 0xff) &&
-                                    (x & 0xff) != (y & 0xff);
-                    }
-            CHECK(distinct);
-            bw_region_unmap(&r);
+            CHECK(utag_clear(b, prefix, streams));
+            rb_region_unmap(&r);
             CHECK(r.map == NULL);
         }
-    bw_region r;
+}
+
+/* The harness's layout: operands that together fit in 1 MiB are clear of
+ * utag aliasing as a whole, page-aligned, in order and disjoint; bad
+ * layouts are refused. */
+static void test_operand_layout(void)
+{
+    const size_t sets[][3] = {{8192, 8192, 64},
+                              {10240, 10240, 128},
+                              {300000, 300000, 300000},
+                              {4096, 1000000, 4096}};
+    for (size_t z = 0; z < sizeof(sets) / sizeof(sets[0]); z++) {
+        rb_region r;
+        rb_err e;
+        CHECK(rb_region_map(&r, 3, sets[z], 4096, 0, "test", &e) == RB_OK);
+        if (!r.map)
+            continue;
+        uintptr_t b[3];
+        for (int k = 0; k < 3; k++) {
+            b[k] = (uintptr_t)r.buf[k];
+            CHECK(b[k] % 4096 == 0);
+            CHECK(k == 0 || b[k - 1] + sets[z][k - 1] <= b[k]);
+            memset(r.buf[k], 0x5a, sets[z][k]);
+        }
+        const size_t total = sets[z][0] + sets[z][1] + sets[z][2];
+        /* within 1 MiB (with page rounding) the whole of every operand */
+        if (b[2] + sets[z][2] - b[0] <= RB_REGION_BLOCK)
+            CHECK(utag_clear(b, sets[z], 3));
+        else
+            CHECK(total > 900000); /* only the large case may spill */
+        rb_region_unmap(&r);
+    }
+    rb_region r;
     rb_err e;
-    CHECK(bw_region_map(64, 5, &r, &e) == RB_EINPUT);
-    CHECK(bw_region_map(0, 1, &r, &e) == RB_EINPUT);
+    const size_t one[5] = {64, 64, 64, 64, 64};
+    CHECK(rb_region_map(&r, 5, one, 4096, 0, "test", &e) == RB_EINPUT);
+    CHECK(rb_region_map(&r, 1, one, 3000, 0, "test", &e) == RB_EINPUT);
+    CHECK(rb_region_map(&r, 1, one, 4096, 100, "test", &e) == RB_EINPUT);
+    const size_t zero[1] = {0};
+    CHECK(rb_region_map(&r, 1, zero, 4096, 0, "test", &e) == RB_EINPUT);
 }
 
 int main(void)
@@ -391,5 +439,6 @@ int main(void)
     test_selection();
     test_kernels_closed_form();
     test_bw_layout();
+    test_operand_layout();
     return check_status("test_ceilings");
 }

@@ -1,0 +1,47 @@
+#include "region.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
+                  size_t shift, const char *what, rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    if (n < 1 || n > RB_REGION_MAX || unit < 4096 || (unit & (unit - 1)) ||
+        shift % 64)
+        return rb_fail(e, RB_EINPUT, "%s: bad buffer layout (%d buffers, "
+                       "unit %zu, shift %zu)", what, n, unit, shift);
+    size_t off = 0, end = 0;
+    for (int k = 0; k < n; k++) {
+        if (bytes[k] == 0 || bytes[k] > SIZE_MAX / 4 - unit ||
+            off > SIZE_MAX / 4)
+            return rb_fail(e, RB_EINPUT, "%s: buffer %d of %zu bytes cannot "
+                           "be laid out", what, k, bytes[k]);
+        r->offset[k] = off;
+        end = off + bytes[k];
+        off += (bytes[k] + unit - 1) / unit * unit + shift;
+    }
+    r->len = end + RB_REGION_BLOCK;
+    void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        r->len = 0;
+        return rb_fail(e, RB_EINPUT, "out of memory for %s (%zu bytes)",
+                       what, end);
+    }
+    r->map = m;
+    r->n = n;
+    const uintptr_t base = ((uintptr_t)m + RB_REGION_BLOCK - 1) /
+                           RB_REGION_BLOCK * (uintptr_t)RB_REGION_BLOCK;
+    for (int k = 0; k < n; k++)
+        r->buf[k] = (void *)(base + r->offset[k]);
+    return RB_OK;
+}
+
+void rb_region_unmap(rb_region *r)
+{
+    if (r->map)
+        munmap(r->map, r->len);
+    memset(r, 0, sizeof(*r));
+}
