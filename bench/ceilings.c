@@ -488,7 +488,7 @@ static void bw_free(bw_ctx *c, int nt)
  * streams of all threads; each thread streams its own first-touched part. */
 static int measure_bw_curve(pool *team, int nt, bw_kernel k,
                             const ceilings_plan *plan, unsigned isa,
-                            size_t cache_levels,
+                            size_t cache_levels, const double *cache_bytes,
                             json_t **out, rb_err *e)
 {
     bw_ctx *c = calloc(1, sizeof(*c));
@@ -591,7 +591,8 @@ static int measure_bw_curve(pool *team, int nt, bw_kernel k,
      * a block of past_cache_bytes has reached it. */
     const size_t nl = plateau_detect(bytes, best, np, 1.12,
                                      plan->past_cache_bytes * 0.99,
-                                     cache_levels, lv, CEIL_MAX_LEVELS);
+                                     cache_levels, cache_bytes, lv,
+                                     CEIL_MAX_LEVELS);
     json_t *levels = json_array();
     for (size_t i = 0; i < nl; i++)
         json_array_append_new(
@@ -706,16 +707,38 @@ out:
     return rc;
 }
 
-/* Data cache levels hwloc reports (L1 to L5): a curve shows no more. 0
- * when it reports none (no cap then). */
-static size_t cache_levels(hwloc_topology_t topo)
+/* Data cache levels hwloc reports (L1 to L5), which a curve shows no more
+ * of, and what the team's threads hold in each together: the sizes of the
+ * distinct caches above their PUs (0 where none is found). Returns the
+ * number of levels, 0 when hwloc reports none (no cap then). */
+static size_t team_caches(hwloc_topology_t topo, const pin_plan *pins,
+                          double bytes[5])
 {
     static const hwloc_obj_type_t types[] = {
         HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
         HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
     size_t n = 0;
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        n += hwloc_get_nbobjs_by_type(topo, types[i]) > 0;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (hwloc_get_nbobjs_by_type(topo, types[i]) <= 0)
+            continue;
+        hwloc_obj_t seen[CEIL_MAX_THREADS];
+        int nseen = 0;
+        double sum = 0.0;
+        for (int t = 0; t < pins->nthreads && t < CEIL_MAX_THREADS; t++) {
+            const hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(
+                topo, pins->pu[t], HWLOC_OBJ_PU, 0);
+            const hwloc_obj_t c =
+                pu ? hwloc_get_ancestor_obj_by_type(topo, types[i], pu) : NULL;
+            int dup = !c;
+            for (int j = 0; j < nseen && !dup; j++)
+                dup = seen[j] == c;
+            if (dup)
+                continue;
+            seen[nseen++] = c;
+            sum += (double)c->attr->cache.size;
+        }
+        bytes[n++] = sum;
+    }
     return n;
 }
 
@@ -907,9 +930,10 @@ static int measure_team(hwloc_topology_t topo, int nt,
         if (!plan->bw_kernels[k])
             continue;
         json_t *curve = NULL;
+        double cache_bytes[5];
+        const size_t ncache = team_caches(topo, &pins, cache_bytes);
         if ((rc = measure_bw_curve(team, nt, (bw_kernel)k, plan, isa,
-                                   cache_levels(topo), &curve,
-                                   e)))
+                                   ncache, cache_bytes, &curve, e)))
             break;
         json_array_append_new(curves, curve);
         json_t *levels = json_object_get(curve, "levels");

@@ -28,7 +28,7 @@ static double trend(const double *y, size_t first, size_t last)
 
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
-                      size_t max_caches,
+                      size_t max_caches, const double *cache_bytes,
                       plateau *out, size_t max)
 {
     if (n == 0 || n > MAX_POINTS || max == 0)
@@ -129,6 +129,19 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
      * its plateau reaches well beyond the caches too. */
     const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
                      bytes[out[np - 1].last] >= past_cache_bytes / 8.0;
+    /* A cache plateau that still holds at more than twice what the
+     * largest cache level holds is a stretch of the way to DRAM, not a
+     * cache: dropped (it would otherwise force two real levels to merge). */
+    if (cache_bytes && max_caches > 0 && cache_bytes[max_caches - 1] > 0.0)
+        for (size_t k = 0; k + (size_t)dram < np;) {
+            if (bytes[out[k].last] > 2.0 * cache_bytes[max_caches - 1]) {
+                for (size_t j = k; j + 1 < np; j++)
+                    out[j] = out[j + 1];
+                np--;
+            } else {
+                k++;
+            }
+        }
     /* no more cache levels than the machine has */
     while (max_caches > 0 && np - (size_t)dram > max_caches) {
         size_t pick = 0;
@@ -151,12 +164,23 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
         out[k].last_bytes = bytes[out[k].last];
         out[k].next_bytes = out[k].last + 1 < n ? bytes[out[k].last + 1] : 0.0;
     }
+    size_t level = 1; /* the cache level the next plateau starts in */
     for (size_t k = 0; k < np; k++) {
-        if (dram && k == np - 1)
+        if (dram && k == np - 1) {
             snprintf(out[k].name, sizeof(out[k].name), "DRAM");
-        else
+            continue;
+        }
+        size_t hi = level;
+        while (cache_bytes && hi < max_caches && cache_bytes[hi - 1] > 0.0 &&
+               out[k].last_bytes > 2.0 * cache_bytes[hi - 1])
+            hi++;
+        if (hi == level)
             snprintf(out[k].name, sizeof(out[k].name), "L%u",
-                     (unsigned)(k + 1) % 100u);
+                     (unsigned)level % 100u);
+        else
+            snprintf(out[k].name, sizeof(out[k].name), "L%u-L%u",
+                     (unsigned)level % 10u, (unsigned)hi % 10u);
+        level = hi + 1;
     }
     return np;
 }

@@ -13,7 +13,7 @@ typedef struct {
     double last_bytes;    /* working set at the last point: the level ends
                              between here and the next point's size       */
     double next_bytes;    /* size of the point after it, 0 if none        */
-    char name[8];         /* L1, L2, L3, ..., DRAM                        */
+    char name[8];         /* L1, L2, L3, ..., DRAM; L1-L2 for a span      */
 } plateau;
 
 /* Finds the plateaus of a curve sampled at increasing sizes. The curve is
@@ -33,9 +33,19 @@ typedef struct {
  * max_caches > 0, the two neighbouring cache plateaus closest in bandwidth
  * are merged until at most max_caches remain (a bump in a noisy transition
  * otherwise becomes a level of its own and shifts every name after it).
+ * cache_bytes (NULL, or max_caches entries, 0 where unknown) is what the
+ * threads can hold at each level together: a plateau that still holds at
+ * more than twice its level's capacity spans the next level too (stores
+ * run at one rate in L1 and L2 on some cores) and is named "L1-L2", the
+ * next plateau then "L3". Only an overflow renames, so a cache size that
+ * is reported too large (as CPUID does in some virtual machines) cannot.
+ * A plateau other than DRAM that holds past twice the largest level's
+ * capacity is a stretch of the way to DRAM and is dropped before the cap
+ * on the number of levels applies.
  * Returns the number of plateaus written (at most max). */
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
-                      size_t max_caches, plateau *out, size_t max);
+                      size_t max_caches, const double *cache_bytes,
+                      plateau *out, size_t max);
 
 #endif

@@ -94,19 +94,19 @@ static void test_plateaus(void)
 
     /* sharp steps, 3% noise */
     size_t n = curve(hier, 4, gib, 0.03, 1.0, 1, x, y);
-    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     expect_levels(p, np, hier, 4, 0.04, "sharp, 3%");
 
     /* 8% noise, several seeds */
     for (uint64_t seed = 2; seed < 12; seed++) {
         n = curve(hier, 4, gib, 0.08, 1.0, seed, x, y);
-        np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+        np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
         expect_levels(p, np, hier, 4, 0.08, "sharp, 8%");
     }
 
     /* transitions spread over a factor 2 of working set */
     n = curve(hier, 4, gib, 0.03, 2.0, 3, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 4);
     for (size_t i = 0; i < np && np == 4; i++) {
         CHECK_STR_HAS(p[i].name, names[i]);
@@ -118,7 +118,7 @@ static void test_plateaus(void)
     y[0] *= 0.5;
     y[1] *= 0.55;
     y[2] *= 0.6;
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 4);
     if (np == 4)
         CHECK(fabs(p[0].gbs / 200.0 - 1.0) <= 0.04);
@@ -130,12 +130,12 @@ static void test_plateaus(void)
             y[i] *= 2.0;
             break;
         }
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     expect_levels(p, np, hier, 4, 0.04, "one outlier");
 
     /* a sweep that stops inside L3 names no DRAM */
     n = curve(hier, 4, 16 * 1024 * 1024.0, 0.02, 1.0, 6, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 3);
     if (np == 3)
         CHECK_STR_HAS(p[2].name, "L3");
@@ -146,7 +146,7 @@ static void test_plateaus(void)
                            {16 * 1024 * 1024.0, 86.0},
                            {INFINITY, 20.0}};
     n = curve(close, 4, gib, 0.02, 1.0, 7, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     expect_levels(p, np, close, 4, 0.04, "small step");
 
     /* a bump in the L1 -> L2 transition (as two threads sharing a noisy
@@ -158,9 +158,9 @@ static void test_plateaus(void)
                            {24 * 1024 * 1024.0, 185.0},
                            {INFINITY, 45.0}};
     n = curve(bumpy, 5, gib, 0.01, 1.0, 9, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 5);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, NULL, p, 8);
     CHECK_INT(np, 4);
     if (np == 4) {
         CHECK_STR_HAS(p[0].name, "L1");
@@ -173,14 +173,61 @@ static void test_plateaus(void)
     }
     /* a cap at or above the levels found changes nothing */
     n = curve(hier, 4, gib, 0.03, 1.0, 1, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, p, 8);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, NULL, p, 8);
     expect_levels(p, np, hier, 4, 0.04, "capped at 3 caches");
+
+    /* Named by what the caches hold: a store curve with one rate through
+     * L1 and L2 (as on Zen 4) is "L1-L2", then "L3"; a read curve keeps
+     * L1, L2, L3 with the same sizes; a cache reported far too large (a
+     * VM's CPUID) renames nothing. */
+    const double caches[3] = {32 * 1024.0, 1024 * 1024.0, 32 * 1048576.0};
+    const level store[] = {{1024 * 1024.0, 117.0},
+                           {16 * 1048576.0, 99.0},
+                           {INFINITY, 24.0}};
+    n = curve(store, 3, gib, 0.02, 1.0, 11, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, caches, p, 8);
+    CHECK_INT(np, 3);
+    if (np == 3) {
+        CHECK(strcmp(p[0].name, "L1-L2") == 0);
+        CHECK(strcmp(p[1].name, "L3") == 0);
+        CHECK(strcmp(p[2].name, "DRAM") == 0);
+        CHECK(fabs(p[0].gbs / 117.0 - 1.0) <= 0.03);
+    }
+    n = curve(hier, 4, gib, 0.03, 1.0, 1, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, caches, p, 8);
+    CHECK_INT(np, 4);
+    for (size_t i = 0; i < np && np == 4; i++)
+        CHECK(strcmp(p[i].name, names[i]) == 0);
+    const double huge[3] = {256 * 1048576.0, 512 * 1048576.0, 1024 * 1048576.0};
+    n = curve(store, 3, gib, 0.02, 1.0, 11, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, huge, p, 8);
+    CHECK_INT(np, 3);
+    if (np == 3)
+        CHECK(strcmp(p[0].name, "L1") == 0 && strcmp(p[1].name, "L2") == 0);
+
+    /* a shelf on the way to DRAM (past twice the L3) is not a level: with
+     * the cache sizes known it is dropped, and L2 and L3 stay apart */
+    const level shelf[] = {{32 * 1024.0, 200.0},
+                           {1024 * 1024.0, 100.0},
+                           {32 * 1048576.0, 60.0},
+                           {256 * 1048576.0, 30.0},
+                           {INFINITY, 20.0}};
+    n = curve(shelf, 5, gib, 0.02, 1.0, 5, x, y);
+    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, caches, p, 8);
+    CHECK_INT(np, 4);
+    for (size_t i = 0; i < np && np == 4; i++)
+        CHECK(strcmp(p[i].name, names[i]) == 0);
+    if (np == 4) {
+        CHECK(fabs(p[1].gbs / 100.0 - 1.0) <= 0.03);
+        CHECK(fabs(p[2].gbs / 60.0 - 1.0) <= 0.03);
+        CHECK(fabs(p[3].gbs / 20.0 - 1.0) <= 0.03);
+    }
 
     /* a flat curve is one level; an empty one none */
     const level flat[] = {{INFINITY, 50.0}};
     n = curve(flat, 1, 1024 * 1024.0, 0.02, 1.0, 8, x, y);
-    CHECK_INT(plateau_detect(x, y, n, 1.10, gib, 0, p, 8), 1);
-    CHECK_INT(plateau_detect(x, y, 0, 1.10, gib, 0, p, 8), 0);
+    CHECK_INT(plateau_detect(x, y, n, 1.10, gib, 0, NULL, p, 8), 1);
+    CHECK_INT(plateau_detect(x, y, 0, 1.10, gib, 0, NULL, p, 8), 0);
 }
 
 static void test_theory(void)
