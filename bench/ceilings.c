@@ -926,12 +926,12 @@ static int measure_team(hwloc_topology_t topo, int nt,
             for (int w = 0; w < CEIL_MAX_WIDTHS; w++)
                 json_decref(pk_round[r][d][w]);
     json_t *read_levels = NULL, *read_points = NULL;
+    double cache_bytes[5];
+    const size_t ncache = team_caches(topo, &pins, cache_bytes);
     for (int k = 0; k < BW_NKERNELS && !rc; k++) {
         if (!plan->bw_kernels[k])
             continue;
         json_t *curve = NULL;
-        double cache_bytes[5];
-        const size_t ncache = team_caches(topo, &pins, cache_bytes);
         if ((rc = measure_bw_curve(team, nt, (bw_kernel)k, plan, isa,
                                    ncache, cache_bytes, &curve, e)))
             break;
