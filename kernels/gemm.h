@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "kernel.h"
+
 /* C[0:MR, 0:NR] = (accumulate ? C : 0) + A_panel B_panel, where A_panel
  * holds kc columns of MR packed values (a[k * MR + i]) and B_panel kc rows
  * of NR packed values (b[k * NR + j]): kc rank-1 updates of an MR x NR
@@ -31,6 +33,15 @@ extern const size_t gemm_npaths;
 
 /* The first path the mask allows. */
 const gemm_path *gemm_path_select(unsigned isa);
+
+/* The path this machine runs (rb_config_get()) and its blocks for dt:
+ * what matmul_blocked and its workspace use, from gemm_cntx.c. */
+typedef struct {
+    const gemm_path *path;
+    rb_blocking blk;
+} gemm_cntx;
+
+void gemm_cntx_of(rb_dtype dt, gemm_cntx *out);
 
 void gemm_ukr_avx512_f32(size_t kc, const float *restrict a,
                          const float *restrict b, float *restrict c,

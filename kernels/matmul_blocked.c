@@ -25,68 +25,16 @@
  * B comes from memory once per pass over N, each of A once per NC columns,
  * and each tile of C moves once per KC-deep block instead of once per k:
  * the n^3 / n^2 reuse on paper survives a cache far smaller than the
- * matrices. Block sizes follow from the cache sizes (config.c).
+ * matrices. The micro-kernel and the block sizes for this machine come
+ * from the GEMM context (gemm_cntx.c), in one place per architecture.
  *
  * Threads: the team splits the packing of B by micro-panels and the rows of
  * C by MC blocks; it meets at a barrier after packing B (everyone needs all
  * of it) and before the next B block overwrites it. */
 #include <string.h>
 
-#include "ceiling.h"
 #include "gemm.h"
 #include "kernel.h"
-
-/* ---- the portable micro-kernel -------------------------------------------- */
-
-enum { PMR = 4, PNR64 = 8, PNR32 = 16 };
-
-static void ukr_c_f64(size_t kc, const double *restrict a,
-                      const double *restrict b, double *restrict c,
-                      size_t ldc, int accumulate)
-{
-    double acc[PMR][PNR64] = {{0}};
-    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR64)
-        for (int i = 0; i < PMR; i++)
-            for (int j = 0; j < PNR64; j++)
-                acc[i][j] += a[i] * b[j];
-    for (int i = 0; i < PMR; i++)
-        for (int j = 0; j < PNR64; j++)
-            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
-                                        : acc[i][j];
-}
-
-static void ukr_c_f32(size_t kc, const float *restrict a,
-                      const float *restrict b, float *restrict c, size_t ldc,
-                      int accumulate)
-{
-    float acc[PMR][PNR32] = {{0}};
-    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR32)
-        for (int i = 0; i < PMR; i++)
-            for (int j = 0; j < PNR32; j++)
-                acc[i][j] += a[i] * b[j];
-    for (int i = 0; i < PMR; i++)
-        for (int j = 0; j < PNR32; j++)
-            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
-                                        : acc[i][j];
-}
-
-const gemm_path gemm_paths[] = {
-    {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
-     gemm_ukr_avx512_f64},
-    {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32,
-     6, 8, gemm_ukr_avx2_f64},
-    {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64},
-};
-
-const size_t gemm_npaths = sizeof(gemm_paths) / sizeof(gemm_paths[0]);
-
-const gemm_path *gemm_path_select(unsigned isa)
-{
-    for (size_t i = 0; i < gemm_npaths; i++)
-        if ((gemm_paths[i].needs & isa) == gemm_paths[i].needs)
-            return &gemm_paths[i];
-    return &gemm_paths[gemm_npaths - 1];
-}
 
 /* ---- packing, per dtype ----------------------------------------------------- */
 
@@ -214,7 +162,7 @@ static size_t round_up(size_t x, size_t to)
     return (x + to - 1) / to * to;
 }
 
-static void sync(const rb_team *t)
+static void team_sync(const rb_team *t)
 {
     if (t->nthreads > 1)
         t->barrier(t);
@@ -222,9 +170,10 @@ static void sync(const rb_team *t)
 
 static void blocked(const rb_operands *x, rb_dtype dt)
 {
-    rb_blocking bk;
-    rb_blocking_of(dt, &bk);
-    const gemm_path *path = gemm_path_select(rb_config_get()->isa);
+    gemm_cntx cx;
+    gemm_cntx_of(dt, &cx);
+    const rb_blocking bk = cx.blk;
+    const gemm_path *path = cx.path;
     const rb_team *team = x->team;
     const size_t el = rb_dtype_size(dt), mr = bk.mr, nr = bk.nr;
     const char *const a = x->a, *const b = x->b;
@@ -246,7 +195,7 @@ static void blocked(const rb_operands *x, rb_dtype dt)
             const size_t kc = min_sz(bk.kc, x->p - pc);
             pack_b(dt, kc, nc, b + (pc * x->ldb + jc) * el, x->ldb, bp, nr,
                    team->tid, team->nthreads);
-            sync(team);
+            team_sync(team);
             for (size_t ic = r0; ic < r1; ic += bk.mc) {
                 const size_t mc = min_sz(bk.mc, r1 - ic);
                 pack_a(dt, mc, kc, a + (ic * x->lda + pc) * el, x->lda, ap,
@@ -266,7 +215,7 @@ static void blocked(const rb_operands *x, rb_dtype dt)
                         }
                     }
             }
-            sync(team);
+            team_sync(team);
         }
     }
 }
@@ -285,8 +234,9 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
                               size_t *shared, size_t *own)
 {
     (void)nthreads;
-    rb_blocking bk;
-    rb_blocking_of(dt, &bk);
+    gemm_cntx cx;
+    gemm_cntx_of(dt, &cx);
+    const rb_blocking bk = cx.blk;
     const size_t el = rb_dtype_size(dt);
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;

@@ -41,8 +41,8 @@ void ref_matvec(rb_shape s, const double *a, const double *b, size_t r0,
             sum += (long double)a[i * s.p + k] * b[k];
             abs_sum += fabsl((long double)a[i * s.p + k] * b[k]);
         }
-        val[i] = (double)sum;
-        absval[i] = (double)abs_sum;
+        val[i - r0] = (double)sum;
+        absval[i - r0] = (double)abs_sum;
     }
 }
 
@@ -59,8 +59,8 @@ void ref_matmul(rb_shape s, const double *a, const double *b, size_t r0,
                 sum += t;
                 abs_sum += fabsl(t);
             }
-            val[i * s.m + j] = (double)sum;
-            absval[i * s.m + j] = (double)abs_sum;
+            val[(i - r0) * s.m + j] = (double)sum;
+            absval[(i - r0) * s.m + j] = (double)abs_sum;
         }
 }
 
@@ -77,8 +77,8 @@ void ref_batched(rb_shape s, const double *a, const double *b, size_t r0,
                 sum += t;
                 abs_sum += fabsl(t);
             }
-            val[i * s.m + j] = (double)sum;
-            absval[i * s.m + j] = (double)abs_sum;
+            val[(i - r0) * s.m + j] = (double)sum;
+            absval[(i - r0) * s.m + j] = (double)abs_sum;
         }
 }
 

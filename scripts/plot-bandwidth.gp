@@ -1,12 +1,23 @@
 # Bandwidth (best sample) against working-set size, one line per kernel and
-# thread count,
-# with the memory levels found in each read curve drawn as bars at their
-# plateau bandwidth. roofbench ceilings writes this script beside
-# bandwidth.csv and levels.csv in its run folder and runs it there:
-#   gnuplot -e "threads='1 2'" plot-bandwidth.gp
+# thread count, with the memory levels found in each read curve drawn as
+# bars at their plateau bandwidth. roofbench ceilings writes this script
+# beside bandwidth.csv and levels.csv in its run folder and runs it there,
+# with no argument: everything it needs is in those files.
+#   gnuplot plot-bandwidth.gp
 # It writes bandwidth.png and bandwidth.svg.
-if (!exists("threads")) threads = "1"
 set datafile separator ","
+add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
+                    (list eq "" ? w : list . " " . w)
+# the thread counts of the curves, and those with read levels to draw
+threads = ""
+levels = ""
+set table $discard
+plot "bandwidth.csv" skip 1 using \
+       (threads = add_word(threads, sprintf("%d", $2)), 1):(1) with points
+plot "levels.csv" skip 1 using \
+       (levels = strcol(1) eq "read" ? add_word(levels, sprintf("%d", $2)) \
+                                     : levels, 1):(1) with points
+unset table
 set logscale x 2
 set logscale y 10
 set xlabel "working set (bytes, all threads)"
@@ -21,13 +32,15 @@ do for [fmt in "png svg"] {
   if (fmt eq "png") { set terminal pngcairo size 1400,800 noenhanced } \
   else { set terminal svg size 1400,800 dynamic noenhanced }
   set output "bandwidth." . fmt
+  # gnuplot 5.4 dies on a labels plot with no point: levels only where
+  # the read curve has them
   plot for [k in kernels] for [t in threads] "bandwidth.csv" \
          using (strcol(1) eq k && $2 == t ? $3 : NaN):5 skip 1 \
          with linespoints pointsize 0.6 title sprintf("%s, %s thread(s)", k, t), \
-       for [t in threads] "levels.csv" \
+       for [t in levels] "levels.csv" \
          using (strcol(1) eq "read" && $2 == t ? $5 : NaN):4:($6 - $5):(0) skip 1 \
          with vectors nohead linewidth 5 linecolor rgb "#80404040" notitle, \
-       for [t in threads] "levels.csv" \
+       for [t in levels] "levels.csv" \
          using (strcol(1) eq "read" && $2 == t ? sqrt($5 * $6) : NaN):($4 * 1.12): \
                (sprintf("%s %.0f GB/s", strcol(3), $4)) skip 1 \
          with labels font ",9" notitle

@@ -1,18 +1,36 @@
 # Four orders, same FLOPs: roofbench orders writes this script beside
-# orders.csv in its run folder and runs it there:
-#   gnuplot -e "charts='f64 512 f32 512'; peaks='f64 58.6 f32 117.1'; roofs='L1 221.9 L2 116.9 DRAM 24.2'" plot-orders.gp
-# One chart per dtype and size in charts, three panels each: bytes moved at L1 and at the last
-# level per form and source (log scale), GFLOP/s per form, and the forms as
-# points on the host roofline at their effective intensity (FLOPs / bytes
-# at the last level, from the best source). Writes orders-<dtype>-<n>.png
-# and .svg. orders.csv columns: dtype,n,p,m,kernel,form,flops,t_min_s,
-# gflops,source,l1_bytes,ll_bytes,ll_name,intensity_ll
-if (!exists("charts")) charts = "f64 512"
-if (!exists("peaks")) peaks = ""
-if (!exists("roofs")) roofs = ""
+# orders.csv and orders-roofline.csv in its run folder and runs it there,
+# with no argument: everything it needs is in those files.
+#   gnuplot plot-orders.gp
+# One chart per dtype and size in orders.csv, three panels each: bytes
+# moved at L1 and at the last level per form and source (log scale),
+# GFLOP/s per form, and the forms as points on the host roofline at their
+# effective intensity (FLOPs / bytes at the last level, from the best
+# source). Writes orders-<dtype>-<n>.png and .svg. orders.csv columns:
+# dtype,n,p,m,kernel,form,flops,t_min_s,gflops,source,l1_bytes,ll_bytes,
+# ll_name,intensity_ll; orders-roofline.csv: what,name,value (the host's
+# peak GFLOP/s per dtype, and each memory level's GB/s).
+set datafile separator ","
+add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
+                    (list eq "" ? w : list . " " . w)
+# the charts: each dtype and size with a timing, as "f64:512"
+charts = ""
+peaks = ""
+roofs = ""
+set table $discard
+plot "orders.csv" skip 1 using \
+       (charts = strcol(10) eq "time" ? \
+                 add_word(charts, strcol(1) . ":" . sprintf("%d", $2)) : \
+                 charts, 1):(1) with points
+plot "orders-roofline.csv" skip 1 using \
+       (peaks = strcol(1) eq "peak" ? \
+                peaks . " " . strcol(2) . " " . sprintf("%.3f", $3) : peaks, \
+        roofs = strcol(1) eq "level" ? \
+                roofs . " " . strcol(2) . " " . sprintf("%.1f", $3) : roofs, \
+        1):(1) with points
+unset table
 peak_of(d) = (words(peaks) >= 2 && word(peaks, 1) eq d) ? real(word(peaks, 2)) : \
              (words(peaks) >= 4 && word(peaks, 3) eq d) ? real(word(peaks, 4)) : 0
-set datafile separator ","
 sources = "model cachegrind counters"
 forms = "matmul_naive matmul_column matmul_row matmul_outer matmul_blocked matmul_openblas"
 label(k) = k eq "matmul_naive" ? "dot" : k eq "matmul_column" ? "column" : \
@@ -22,9 +40,10 @@ idx(k) = k eq "matmul_naive" ? 0 : k eq "matmul_column" ? 1 : \
          k eq "matmul_row" ? 2 : k eq "matmul_outer" ? 3 : \
          k eq "matmul_blocked" ? 4 : 5
 sel(d, nn) = strcol(1) eq dtype && $2 == n
-do for [ci = 1:words(charts) / 2] {
-dtype = word(charts, 2 * ci - 1)
-n = int(word(charts, 2 * ci))
+do for [ci = 1:words(charts)] {
+chart = word(charts, ci)
+dtype = chart[1:strstrt(chart, ":") - 1]
+n = int(chart[strstrt(chart, ":") + 1:])
 peak = peak_of(dtype)
 do for [fmt in "png svg"] {
   if (fmt eq "png") { set terminal pngcairo size 1500,1300 noenhanced } \

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/ceilings.h"
-#include "../bench/host.h"
-#include "../bench/plateau.h"
+#include "ceilings.h"
+#include "host.h"
+#include "plateau.h"
 #include "check.h"
 
 typedef struct {

@@ -1,102 +1,14 @@
 /* The command line as a user meets it: a table of bad inputs (exit 2, one
  * line naming the value, nothing written), then real runs whose files are
  * parsed, never overwritten, and kept when a run is interrupted. */
-#include <dirent.h>
-#include <fcntl.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "check.h"
+#include "cli.h"
 
-static const char *roofbench;
-static char workdir[] = "/tmp/roofbench-cli-XXXXXX";
 /* A small ceilings measurement made once, outside workdir, for runs. */
 static char ceildir[] = "/tmp/roofbench-ceil-XXXXXX";
 static char ceilfile[600];
-
-typedef struct {
-    int status;       /* exit status, or 128 + signal */
-    char out[65536];
-    char err[8192];
-} result;
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    const size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
-/* Starts roofbench with args in cwd, output to files; returns the pid. */
-static pid_t start(const char *cwd, const char *const *args)
-{
-    char *argv[64];
-    int n = 0;
-    argv[n++] = (char *)roofbench;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = (char *)args[n - 1];
-    argv[n] = NULL;
-    /* No stale output from the previous command may be read as this one's. */
-    char path[512];
-    snprintf(path, sizeof(path), "%s/.stdout", workdir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/.stderr", workdir);
-    unlink(path);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        if (chdir(cwd) != 0)
-            _exit(126);
-        snprintf(path, sizeof(path), "%s/.stdout", workdir);
-        const int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        snprintf(path, sizeof(path), "%s/.stderr", workdir);
-        const int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(roofbench, argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static void finish(pid_t pid, result *r)
-{
-    int st = 0;
-    waitpid(pid, &st, 0);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/.stdout", workdir);
-    slurp(path, r->out, sizeof(r->out));
-    snprintf(path, sizeof(path), "%s/.stderr", workdir);
-    slurp(path, r->err, sizeof(r->err));
-}
-
-static void run(const char *cwd, const char *const *args, result *r)
-{
-    finish(start(cwd, args), r);
-}
-
-/* Entries in dir other than . and the captured output files. */
-static int count_entries(const char *dir)
-{
-    int n = 0;
-    DIR *d = opendir(dir);
-    for (struct dirent *de; d && (de = readdir(d));)
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-             strcmp(de->d_name, ".stdout") && strcmp(de->d_name, ".stderr");
-    if (d)
-        closedir(d);
-    return n;
-}
 
 typedef struct {
     const char *args[12];
@@ -262,21 +174,6 @@ static void test_bad_input(void)
     }
 }
 
-static json_t *load_json(const char *path)
-{
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j)
-        fprintf(stderr, "%s: %s (line %d)\n", path, je.text, je.line);
-    return j;
-}
-
-static const char *jstr(json_t *j, const char *a, const char *b)
-{
-    json_t *o = json_object_get(j, a);
-    return json_string_value(b ? json_object_get(o, b) : o);
-}
-
 static void test_run_files(void)
 {
     char out[600], json[700], csv[700];
@@ -383,7 +280,7 @@ static void test_run_files(void)
 
 static void test_interrupt(void)
 {
-    char out[600], json[700], path[600];
+    char out[600], json[700];
     snprintf(out, sizeof(out), "%s/int", workdir);
     snprintf(json, sizeof(json), "%s/results.json", out);
     /* dot finishes in about a second; matmul_naive at n = 700 then needs
@@ -395,18 +292,8 @@ static void test_interrupt(void)
                           "0.02",      "--ceilings", ceilfile,
                           "--out",     out,          NULL};
     const pid_t pid = start(workdir, args);
-    snprintf(path, sizeof(path), "%s/.stdout", workdir);
-    char text[8192];
-    int seen = 0;
-    for (int i = 0; i < 6000 && !seen; i++) {
-        slurp(path, text, sizeof(text));
-        seen = strstr(text, "\ndot ") != NULL;
-        if (!seen) {
-            const struct timespec ts = {0, 10 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    CHECK(seen);
+    /* the progress line of the finished dot row, on standard error */
+    CHECK(wait_for("stderr", " dot ", 60.0));
     kill(pid, SIGINT);
     result r;
     finish(pid, &r);
@@ -642,18 +529,10 @@ static void test_orders(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_cli PATH-TO-ROOFBENCH\n");
-        return 2;
-    }
-    /* The tool runs from a temporary folder: make its path absolute. */
-    static char exe[4096];
-    if (!realpath(argv[1], exe)) {
-        perror(argv[1]);
-        return 1;
-    }
-    roofbench = exe;
-    if (!mkdtemp(workdir) || !mkdtemp(ceildir)) {
+    const int rc = cli_setup(argc, argv, "test_cli");
+    if (rc)
+        return rc;
+    if (!mkdtemp(ceildir)) {
         perror("mkdtemp");
         return 1;
     }
@@ -663,9 +542,7 @@ int main(int argc, char **argv)
     test_orders();
     test_run_files();
     test_interrupt();
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", workdir, ceildir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", workdir);
+    remove_tree(workdir);
+    remove_tree(ceildir);
     return check_status("test_cli");
 }

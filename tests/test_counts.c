@@ -1,6 +1,6 @@
 /* Analytic counts against values worked out by hand. */
-#include "../kernels/kernel.h"
-#include "../kernels/ref.h"
+#include "kernel.h"
+#include "ref.h"
 #include "check.h"
 
 int main(void)

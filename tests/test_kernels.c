@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/harness.h"
-#include "../bench/host.h"
-#include "../kernels/ceiling.h"
-#include "../kernels/kernel.h"
-#include "../kernels/ref.h"
+#include "harness.h"
+#include "host.h"
+#include "ceiling.h"
+#include "kernel.h"
+#include "ref.h"
 #include "check.h"
 
 enum { SEED = 42 };

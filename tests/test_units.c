@@ -1,59 +1,64 @@
-/* Small modules: number parsing, statistics, thread shares, placement on
- * synthetic topologies, and atomic results files. */
+/* Small modules: value and list parsing, statistics, thread shares,
+ * placement on synthetic topologies and within the allowed CPUs, the run
+ * folder (complete or absent), CSV quoting, escaping, checked JSON. */
 #include <dirent.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../bench/cli.h"
-#include "../bench/harness.h"
-#include "../bench/pin.h"
-#include "../bench/results.h"
-#include "../bench/stats.h"
 #include "check.h"
+#include "csv.h"
+#include "harness.h"
+#include "jdoc.h"
+#include "parse.h"
+#include "pin.h"
+#include "runfolder.h"
+#include "stats.h"
+#include "text.h"
 
 static void test_parse(void)
 {
     rb_err e;
     uint64_t v = 0;
-    CHECK_INT(cli_parse_count("--n", "512", 1, 1000, &v, &e), RB_OK);
+    CHECK_INT(parse_count("--n", "512", 1, 1000, &v, &e), RB_OK);
     CHECK_U64(v, 512);
-    CHECK_INT(cli_parse_count("--size", "4K", 1, UINT64_MAX, &v, &e), RB_OK);
+    CHECK_INT(parse_count("--size", "4K", 1, UINT64_MAX, &v, &e), RB_OK);
     CHECK_U64(v, 4096);
-    CHECK_INT(cli_parse_count("--size", "3G", 1, UINT64_MAX, &v, &e), RB_OK);
+    CHECK_INT(parse_count("--size", "3G", 1, UINT64_MAX, &v, &e), RB_OK);
     CHECK_U64(v, 3ull << 30);
     static const char *const bad[] = {"", "-5", "+5", " 5", "5x", "1.5",
                                       "abc", "0x10", "5KB"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        CHECK_INT(cli_parse_count("--n", bad[i], 1, 1000, &v, &e), RB_EINPUT);
+        CHECK_INT(parse_count("--n", bad[i], 1, 1000, &v, &e), RB_EINPUT);
         CHECK_STR_HAS(e.msg, "--n");
     }
-    CHECK_INT(cli_parse_count("--n", "0", 1, 1000, &v, &e), RB_EINPUT);
+    CHECK_INT(parse_count("--n", "0", 1, 1000, &v, &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "too small");
-    CHECK_INT(cli_parse_count("--n", "1001", 1, 1000, &v, &e), RB_EINPUT);
+    CHECK_INT(parse_count("--n", "1001", 1, 1000, &v, &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "too large");
-    CHECK_INT(cli_parse_count("--n", "99999999999999999999", 1, UINT64_MAX, &v,
+    CHECK_INT(parse_count("--n", "99999999999999999999", 1, UINT64_MAX, &v,
                               &e),
               RB_EINPUT);
-    CHECK_INT(cli_parse_count("--n", "17179869184G", 1, UINT64_MAX, &v, &e),
+    CHECK_INT(parse_count("--n", "17179869184G", 1, UINT64_MAX, &v, &e),
               RB_EINPUT);
     CHECK_STR_HAS(e.msg, "too large");
 
     rb_shape s;
-    CHECK_INT(cli_parse_shape("--shape", "3,5,7", &s, &e), RB_OK);
+    CHECK_INT(parse_shape("--shape", "3,5,7", &s, &e), RB_OK);
     CHECK(s.n == 3 && s.p == 5 && s.m == 7);
-    CHECK_INT(cli_parse_shape("--shape", "3,5", &s, &e), RB_EINPUT);
-    CHECK_INT(cli_parse_shape("--shape", "3,,7", &s, &e), RB_EINPUT);
-    CHECK_INT(cli_parse_shape("--shape", "3,0,7", &s, &e), RB_EINPUT);
+    CHECK_INT(parse_shape("--shape", "3,5", &s, &e), RB_EINPUT);
+    CHECK_INT(parse_shape("--shape", "3,,7", &s, &e), RB_EINPUT);
+    CHECK_INT(parse_shape("--shape", "3,0,7", &s, &e), RB_EINPUT);
 
     double sec;
-    CHECK_INT(cli_parse_seconds("--min-time", "5e-3", 1e-4, 60, &sec, &e),
+    CHECK_INT(parse_seconds("--min-time", "5e-3", 1e-4, 60, &sec, &e),
               RB_OK);
     CHECK(sec == 5e-3);
-    CHECK_INT(cli_parse_seconds("--min-time", "nan", 1e-4, 60, &sec, &e),
+    CHECK_INT(parse_seconds("--min-time", "nan", 1e-4, 60, &sec, &e),
               RB_EINPUT);
-    CHECK_INT(cli_parse_seconds("--min-time", "-1", 1e-4, 60, &sec, &e),
+    CHECK_INT(parse_seconds("--min-time", "-1", 1e-4, 60, &sec, &e),
               RB_EINPUT);
 }
 
@@ -155,55 +160,207 @@ static void test_pin_synthetic(void)
     hwloc_topology_destroy(topo);
 }
 
-static void test_atomic_files(void)
+/* Placement within the CPUs the process may use: bound to CPU 1 (as
+ * `taskset -c 1` does), the topology holds one core, PU 1, and unbinding
+ * never leaves it. */
+static void test_pin_allowed(void)
+{
+    cpu_set_t all, one, now;
+    CHECK_INT(sched_getaffinity(0, sizeof(all), &all), 0);
+    if (!CPU_ISSET(1, &all)) {
+        printf("pin_allowed: this process may not use CPU 1: not checked\n");
+        return;
+    }
+    CPU_ZERO(&one);
+    CPU_SET(1, &one);
+    CHECK_INT(sched_setaffinity(0, sizeof(one), &one), 0);
+    hwloc_topology_t topo;
+    rb_err e;
+    CHECK_INT(pin_topology_load(&topo, &e), RB_OK);
+    CHECK_INT(pin_ncores(topo), 1);
+    char pus[64];
+    pin_usable_string(topo, pus, sizeof(pus));
+    CHECK(strcmp(pus, "1") == 0);
+    pin_plan plan;
+    CHECK_INT(pin_plan_make(topo, 2, &plan, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "the 1 core this process may use (PUs 1)");
+    CHECK_INT(pin_plan_make(topo, 1, &plan, &e), RB_OK);
+    CHECK_INT(hwloc_bitmap_first(plan.pu[0]), 1);
+    pin_plan_free(&plan);
+    CHECK_INT(pin_unbind_self(topo, &e), RB_OK);
+    CHECK_INT(sched_getaffinity(0, sizeof(now), &now), 0);
+    CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(1, &now));
+    hwloc_topology_destroy(topo);
+    CHECK_INT(sched_setaffinity(0, sizeof(all), &all), 0);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK_INT(system(cmd), 0);
+}
+
+/* The one rule for lists: no empty item, no item twice. */
+static void test_lists(void)
+{
+    rb_err e;
+    char buf[64], *items[8];
+    CHECK_INT(parse_list("--x", "a,b,c", buf, sizeof(buf), items, 8, &e), 3);
+    CHECK_INT(parse_list("--x", "a,,c", buf, sizeof(buf), items, 8, &e),
+              RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "empty item");
+    CHECK_INT(parse_list("--x", "a,b,a", buf, sizeof(buf), items, 8, &e),
+              RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "'a' given twice");
+    rb_dtype dts[RB_NDTYPES];
+    int n;
+    CHECK_INT(parse_dtypes("--dtype", "f32,f32", dts, &n, &e), RB_EINPUT);
+    int th[8];
+    CHECK_INT(parse_threads("--threads", "1,01", 2, th, 8, &n, &e),
+              RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "given twice");
+    CHECK_INT(parse_threads("--threads", "2", 1, th, 8, &n, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "the 1 core this process may use");
+    /* fields of a value may repeat (a shape, a cache geometry) */
+    CHECK_INT(parse_split("--x", "8:8:8", ':', 0, buf, sizeof(buf), items, 8,
+                          &e),
+              3);
+    CHECK_INT(parse_split("--x", "8::8", ':', 0, buf, sizeof(buf), items, 8,
+                          &e),
+              RB_EINPUT);
+}
+
+/* RFC 4180: a field with a comma, a quote or a line break is quoted, its
+ * quotes doubled; others are written as they are. */
+static void test_csv(void)
+{
+    csv c = {0};
+    csv_str(&c, "plain");
+    csv_str(&c, "a,b");
+    csv_str(&c, "say \"hi\"");
+    csv_str(&c, "two\nlines");
+    csv_num(&c, "%.3g", NAN);
+    csv_int(&c, 42);
+    csv_end(&c);
+    char *text = sb_take(&c.sb);
+    CHECK(text && strcmp(text, "plain,\"a,b\",\"say \"\"hi\"\"\","
+                               "\"two\nlines\",,42\n") == 0);
+    free(text);
+}
+
+static void test_escape(void)
+{
+    char out[64];
+    text_escape("caf\xc3\xa9 \xff\x01ok\x7f", out, sizeof(out));
+    CHECK(strcmp(out, "caf\xc3\xa9 \\xff\\x01ok\\x7f") == 0);
+    text_escape("\xed\xa0\x80", out, sizeof(out)); /* a surrogate */
+    CHECK(strcmp(out, "\\xed\\xa0\\x80") == 0);
+    CHECK(text_is_name("L1-L2", 15, "-"));
+    CHECK(!text_is_name("L1;x", 15, "-"));
+    CHECK(!text_is_name("", 15, "-"));
+    CHECK(!text_is_name("abcdefghijklmnop", 15, "-"));
+}
+
+/* A value jansson cannot hold makes the document fail, named, instead of
+ * vanishing from it. */
+static void test_jdoc(void)
+{
+    jdoc d = {0};
+    rb_err e;
+    json_t *rows = json_array();
+    jd_push(&d, rows, "rows", jd_pack(&d, "{s:f}", "gbs", INFINITY));
+    json_t *doc = jd_pack(&d, "{s:o}", "rows", rows);
+    CHECK_INT(jd_done(&d, &doc, "results.json", &e), RB_EINPUT);
+    CHECK(doc == NULL);
+    CHECK_STR_HAS(e.msg, "building results.json");
+    jdoc ok = {0};
+    json_t *fine = jd_pack(&ok, "{s:o, s:o}", "x", jd_num(NAN), "y",
+                           jd_num(1.5));
+    CHECK_INT(jd_done(&ok, &fine, "x", &e), RB_OK);
+    CHECK(json_is_null(json_object_get(fine, "x")));
+    json_decref(fine);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A run folder is absent until it is committed, complete after; a file in
+ * it is never replaced; an abandoned one leaves nothing, not even the
+ * parents it made. */
+static void test_runfolder(void)
 {
     char dir[] = "/tmp/roofbench-test-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     rb_err e;
-    CHECK_INT(results_write_file(dir, "a.json", "first", 5, &e), RB_OK);
-    CHECK_INT(results_write_file(dir, "a.json", "second", 6, &e), RB_EINPUT);
+    runfolder f;
+    char out[512], path[700], buf[16] = {0};
+    snprintf(out, sizeof(out), "%s/a/b/run", dir);
+    CHECK_INT(runfolder_open(&f, "unused", out, "h", "s", &e), RB_OK);
+    CHECK_INT(runfolder_write(&f, "results.json", "first", 5, &e), RB_OK);
+    CHECK_INT(runfolder_write(&f, "results.json", "again", 5, &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "not overwritten");
-    char path[256], buf[16] = {0};
-    snprintf(path, sizeof(path), "%s/a.json", dir);
-    FILE *f = fopen(path, "r");
-    CHECK(f && fread(buf, 1, sizeof(buf) - 1, f) == 5);
-    if (f)
-        fclose(f);
+    CHECK_INT(runfolder_write(&f, "notes.txt", "x", 1, &e), RB_EINPUT);
+    CHECK(access(out, F_OK) != 0); /* absent until committed */
+    CHECK_INT(runfolder_commit(&f, &e), RB_OK);
+    snprintf(path, sizeof(path), "%s/results.json", out);
+    FILE *fp = fopen(path, "r");
+    CHECK(fp && fread(buf, 1, sizeof(buf) - 1, fp) == 5);
+    if (fp)
+        fclose(fp);
     CHECK(strcmp(buf, "first") == 0);
-    /* no temporary file is left behind */
+    /* nothing else: no temporary file, no folder beside it */
+    snprintf(path, sizeof(path), "%s/a/b", dir);
     int entries = 0;
-    DIR *d = opendir(dir);
+    DIR *d = opendir(path);
     for (struct dirent *de; d && (de = readdir(d));)
-        entries += de->d_name[0] != '.' || strlen(de->d_name) > 2;
+        entries += de->d_name[0] != '.';
     if (d)
         closedir(d);
     CHECK_INT(entries, 1);
 
-    /* A folder that holds results is refused as --out. */
-    CHECK_INT(results_check_dest("unused", dir, &e), RB_OK);
-    snprintf(path, sizeof(path), "%s/results.json", dir);
-    f = fopen(path, "w");
-    if (f)
-        fclose(f);
-    CHECK_INT(results_check_dest("unused", dir, &e), RB_EINPUT);
-    CHECK_STR_HAS(e.msg, "already holds results");
-    char out[256];
-    CHECK_INT(results_make_dir("unused", dir, out, sizeof(out), &e),
-              RB_EINPUT);
-    CHECK_INT(results_check_dest(NULL, "/dev/null/sub", &e), RB_EINPUT);
+    /* --out: holds results, holds something else, is empty */
+    CHECK_INT(runfolder_check("unused", out, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "already holds results (results.json)");
+    snprintf(path, sizeof(path), "%s/other", dir);
+    mkdir(path, 0777);
+    snprintf(out, sizeof(out), "%s/other/x.txt", dir);
+    write_file(out, "x");
+    CHECK_INT(runfolder_check("unused", path, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "not empty");
+    snprintf(path, sizeof(path), "%s/empty", dir);
+    mkdir(path, 0777);
+    CHECK_INT(runfolder_check("unused", path, &e), RB_OK);
+    CHECK_INT(runfolder_check(NULL, "/dev/null/sub", &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "--out '/dev/null/sub'");
 
-    /* Two default run folders made in the same second differ. */
-    char a[512], b[512];
-    snprintf(path, sizeof(path), "%s/runs", dir);
-    CHECK_INT(results_make_dir(path, NULL, a, sizeof(a), &e), RB_OK);
-    CHECK_INT(results_make_dir(path, NULL, b, sizeof(b), &e), RB_OK);
-    CHECK(strcmp(a, b) != 0);
-    CHECK(results_num(NAN) != NULL && json_is_null(results_num(NAN)));
+    /* an abandoned folder takes the parents it made with it */
+    snprintf(out, sizeof(out), "%s/new/deeper/run", dir);
+    CHECK_INT(runfolder_open(&f, "unused", out, "h", "s", &e), RB_OK);
+    CHECK_INT(runfolder_write(&f, "results.csv", "x", 1, &e), RB_OK);
+    runfolder_abandon(&f);
+    snprintf(path, sizeof(path), "%s/new", dir);
+    CHECK(access(path, F_OK) != 0);
 
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    CHECK_INT(system(cmd), 0);
+    /* two default folders of the same second get distinct names */
+    snprintf(path, sizeof(path), "%s/runs", dir);
+    runfolder g;
+    CHECK_INT(runfolder_open(&f, path, NULL, "host", "20261201T000000Z", &e),
+              RB_OK);
+    CHECK_INT(runfolder_open(&g, path, NULL, "host", "20261201T000000Z", &e),
+              RB_OK);
+    CHECK_INT(runfolder_commit(&f, &e), RB_OK);
+    runfolder_choose(&g);
+    CHECK_INT(runfolder_commit(&g, &e), RB_OK);
+    CHECK(strcmp(f.final, g.final) != 0);
+    CHECK_STR_HAS(g.final, "host-20261201T000000Z-2");
+    remove_dir(dir);
 }
 
 int main(void)
@@ -212,6 +369,11 @@ int main(void)
     test_stats();
     test_slices();
     test_pin_synthetic();
-    test_atomic_files();
+    test_lists();
+    test_csv();
+    test_escape();
+    test_jdoc();
+    test_runfolder();
+    test_pin_allowed();
     return check_status("test_units");
 }

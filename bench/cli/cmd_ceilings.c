@@ -1,0 +1,307 @@
+/* roofbench ceilings: measure this machine's roofs and write the host
+ * profile (ceilings.json), the bandwidth curves as CSV, and a chart. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ceilings.h"
+#include "cmd.h"
+#include "flags.h"
+#include "host.h"
+#include "interrupt.h"
+#include "parse.h"
+#include "progress.h"
+#include "report_ceilings.h"
+#include "session.h"
+
+typedef struct {
+    const char *threads, *dtype, *width, *kernel, *size, *out;
+    uint64_t bw_width, sample_bytes, gemm_n, samples;
+    double factor, min_time;
+    int quick, json;
+} ceil_opts;
+
+#define OFF(f) offsetof(ceil_opts, f)
+
+static const flag_spec ceil_flags[] = {
+    {"threads", "LIST", FLAG_TEXT, OFF(threads), NULL, NULL,
+     "1 and all the cores this process may use", 0, 0, 0, 0, NULL,
+     "thread counts, one per core, pinned"},
+    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), "f32,f64", NULL, NULL, 0, 0, 0,
+     0, NULL, "f32, f64 or both"},
+    {"width", "LIST", FLAG_TEXT, OFF(width), NULL, NULL,
+     "every width this CPU has", 0, 0, 0, 0, NULL,
+     "peak vector widths in bits: 64 (scalar), 128, 256, 512, or none"},
+    {"kernel", "LIST", FLAG_TEXT, OFF(kernel),
+     "read,write,copy,triad,schoenauer", NULL, NULL, 0, 0, 0, 0, NULL,
+     "bandwidth kernels: read, write, copy, triad (STREAM's a = b + s*c), "
+     "schoenauer (a = b + c*d, likwid's triad), or none"},
+    {"bw-width", "BITS", FLAG_COUNT, OFF(bw_width), NULL, NULL,
+     "the widest this CPU has", 1, 4096, 0, 0, NULL,
+     "vector width of the bandwidth kernels: 128, 256, 512"},
+    {"size", "START:END", FLAG_TEXT, OFF(size), NULL, NULL,
+     "4K to 1G or 8x the last cache", 0, 0, 0, 0, NULL,
+     "working sets to sweep, all threads together (suffixes K, M, G)"},
+    {"factor", "F", FLAG_REAL, OFF(factor), "1.25", "1.5", NULL, 0, 0, 1.01,
+     16.0, NULL, "geometric step of the sweep"},
+    {"sample-bytes", "N", FLAG_COUNT, OFF(sample_bytes), "1G", "256M", NULL,
+     4096, 1ull << 40, 0, 0, NULL,
+     "traffic of one bandwidth sample, about; more gives longer samples"},
+    {"gemm-n", "N", FLAG_COUNT, OFF(gemm_n), "4000", "2000", NULL, 0, 65536,
+     0, 0, NULL, "size of the OpenBLAS GEMM roof, 0 to skip"},
+    {"min-time", "S", FLAG_REAL, OFF(min_time), "0.05", "0.02", NULL, 0, 0,
+     1e-3, 60.0, "seconds", "seconds per clock, peak and GEMM sample"},
+    {"samples", "N", FLAG_COUNT, OFF(samples), "5", "3", NULL, 3, 64, 0, 0,
+     NULL, "samples per figure, at least 3"},
+    {"quick", NULL, FLAG_SWITCH, OFF(quick), NULL, NULL, NULL, 0, 0, 0, 0,
+     NULL, "fewer points and samples: under a minute on two cores"},
+    {"out", "DIR", FLAG_TEXT, OFF(out), NULL, NULL,
+     "results/runs/<host>-<UTC stamp>", 0, 0, 0, 0, NULL,
+     "results folder: a new or empty one"},
+    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
+     "print ceilings.json on stdout instead of the summary"},
+};
+
+static const flag_table ceil_table = {
+    "ceilings", "usage: roofbench ceilings [options]",
+    "Measures the host's own roofs on pinned threads: the core clock (a "
+    "chain of\ndependent adds), peak FLOP/s per dtype and vector width "
+    "(independent FMA\nchains; AVX-512 only where CPUID shows it), bandwidth "
+    "of read, write, copy,\ntriad and Schoenauer triad against working-set "
+    "size with the L1, L2, L3 and\nDRAM plateaus found in each curve, and "
+    "OpenBLAS GEMM (a harness row, verified)\nas the practical compute roof. "
+    "Every kernel's result is checked against a\nclosed form. Writes "
+    "ceilings.json (the host profile that `run --ceilings`\nreads), "
+    "bandwidth.csv, levels.csv and bandwidth.png/.svg (with gnuplot) to a "
+    "new\nrun folder, then prints the summary; progress goes to standard "
+    "error.",
+    ceil_flags, sizeof(ceil_flags) / sizeof(ceil_flags[0]),
+    "Exit status: 0 success, 1 a measurement failed its check (or the chart "
+    "failed;\nthe documents are kept), 2 bad input, 130 or 143 after SIGINT "
+    "or SIGTERM (the\nfinished parts are kept, marked interrupted).",
+    0};
+
+/* ---- the plan -------------------------------------------------------------- */
+
+static int plan_widths(const char *list, ceilings_plan *plan, rb_err *e)
+{
+    char buf[256], *items[CEIL_MAX_WIDTHS];
+    const int n = parse_list("--width", list, buf, sizeof(buf), items,
+                             CEIL_MAX_WIDTHS, e);
+    if (n < 0)
+        return RB_EINPUT;
+    plan->nwidths = 0;
+    if (n == 1 && strcmp(items[0], "none") == 0)
+        return RB_OK;
+    static const char *const names[] = {"64", "128", "256", "512"};
+    static const unsigned bits[] = {64, 128, 256, 512};
+    for (int i = 0; i < n; i++) {
+        const char *w = strcmp(items[i], "scalar") == 0 ? "64" : items[i];
+        int k = 0;
+        while (k < 4 && strcmp(w, names[k]) != 0)
+            k++;
+        if (k == 4)
+            return rb_fail(e, RB_EINPUT,
+                           "--width '%s': unknown vector width (64 or scalar, "
+                           "128, 256, 512)",
+                           items[i]);
+        for (int j = 0; j < plan->nwidths; j++)
+            if (plan->widths[j] == bits[k])
+                return rb_fail(e, RB_EINPUT, "--width: '%s' given twice",
+                               items[i]);
+        plan->widths[plan->nwidths++] = bits[k];
+    }
+    return RB_OK;
+}
+
+static int plan_kernels(const char *list, ceilings_plan *plan, rb_err *e)
+{
+    char buf[256], *items[BW_NKERNELS + 1];
+    const int n = parse_list("--kernel", list, buf, sizeof(buf), items,
+                             BW_NKERNELS + 1, e);
+    if (n < 0)
+        return RB_EINPUT;
+    memset(plan->bw_kernels, 0, sizeof(plan->bw_kernels));
+    if (n == 1 && strcmp(items[0], "none") == 0)
+        return RB_OK;
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int k = 0; k < BW_NKERNELS; k++)
+            if (strcmp(items[i], bw_kernel_name((bw_kernel)k)) == 0)
+                found = plan->bw_kernels[k] = 1;
+        if (!found)
+            return rb_fail(e, RB_EINPUT,
+                           "--kernel '%s': unknown bandwidth kernel (read, "
+                           "write, copy, triad, schoenauer)",
+                           items[i]);
+    }
+    return RB_OK;
+}
+
+/* Bytes the last cache level holds, all of it (8x this is the default end
+ * of the sweep). */
+static double llc_bytes(hwloc_topology_t topo)
+{
+    for (int t = HWLOC_OBJ_L3CACHE; t >= HWLOC_OBJ_L1CACHE; t--) {
+        const int count = hwloc_get_nbobjs_by_type(topo, (hwloc_obj_type_t)t);
+        if (count > 0)
+            return (double)count *
+                   (double)hwloc_get_obj_by_type(topo, (hwloc_obj_type_t)t, 0)
+                       ->attr->cache.size;
+    }
+    return 0.0;
+}
+
+static int plan_values(const ceil_opts *o, ceilings_plan *plan, rb_err *e)
+{
+    if (o->bw_width) {
+        if (o->bw_width != 128 && o->bw_width != 256 && o->bw_width != 512)
+            return rb_fail(e, RB_EINPUT,
+                           "--bw-width %llu: unknown vector width (128, 256, "
+                           "512)",
+                           (unsigned long long)o->bw_width);
+        plan->bw_width = (unsigned)o->bw_width;
+    }
+    if (o->size) {
+        uint64_t a, b;
+        if (parse_range("--size", o->size, 1024, UINT64_MAX / 4, &a, &b, e))
+            return RB_EINPUT;
+        plan->size_min = (double)a;
+        plan->size_max = (double)b;
+    }
+    plan->factor = o->factor;
+    plan->bw_target_bytes = (double)o->sample_bytes;
+    plan->gemm_n = (size_t)o->gemm_n;
+    plan->min_time = o->min_time;
+    plan->samples = (int)o->samples;
+    return RB_OK;
+}
+
+static int make_plan(const rb_machine *m, const ceil_opts *o,
+                     ceilings_plan *plan, rb_err *e)
+{
+    const double mem = (double)host_mem_available();
+    ceilings_plan_defaults(plan, o->quick, m->ncores, m->isa,
+                           llc_bytes(m->topo), mem);
+    const int most = m->ncores < CEIL_MAX_THREADS ? m->ncores
+                                                  : CEIL_MAX_THREADS;
+    int rc = o->threads ? parse_threads("--threads", o->threads, most,
+                                        plan->threads, CEIL_MAX_THREADS,
+                                        &plan->nthreads, e)
+                        : RB_OK;
+    if (!rc)
+        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes,
+                          e);
+    if (!rc && o->width)
+        rc = plan_widths(o->width, plan, e);
+    if (!rc)
+        rc = plan_kernels(o->kernel, plan, e);
+    if (!rc)
+        rc = plan_values(o, plan, e);
+    if (!rc)
+        rc = ceilings_check_plan(plan, m->isa, mem, e);
+    return rc;
+}
+
+/* ---- the measurement and its documents ------------------------------------ */
+
+typedef struct {
+    ceilings_result res;
+    char *json;              /* ceilings.json as written             */
+    char chart[512];         /* why there is no chart, or ""         */
+    int chart_failed;
+} ceil_state;
+
+static int write_ceilings(session *s, void *ctx, const char *status,
+                          const char *error, char *lost, size_t lostlen,
+                          rb_err *e)
+{
+    (void)error;
+    ceil_state *st = ctx;
+    snprintf(lost, lostlen, "%d peak%s and %d bandwidth curve%s",
+             st->res.npeaks, rb_plural(st->res.npeaks), st->res.ncurves,
+             rb_plural(st->res.ncurves));
+    free(st->json);
+    return report_ceilings_write(&s->folder, &st->res, s->context, status,
+                                 &st->json, st->chart, sizeof(st->chart),
+                                 &st->chart_failed, e);
+}
+
+static void summary(const session *s, const ceil_state *st, FILE *f)
+{
+    fprintf(f, "roofbench ceilings on %s: results in %s\n",
+            json_string_value(json_object_get(s->context, "host")),
+            session_dir(s));
+    report_ceilings_text(&st->res, f);
+    fprintf(f, "\nWritten: %s/ceilings.json, bandwidth.csv, levels.csv%s\n",
+            session_dir(s), st->chart[0] ? "" : ", bandwidth.png, bandwidth.svg");
+    if (st->chart[0] && !st->chart_failed)
+        fprintf(f, "chart skipped: %s\n", st->chart);
+}
+
+static int conclude(session *s, ceil_state *st, const ceil_opts *o,
+                    int mrc, const rb_err *merr, rb_err *e)
+{
+    const char *status = mrc ? "failed"
+                         : st->res.interrupted ? "interrupted"
+                                               : "complete";
+    const int rc = session_finish(s, status, mrc ? merr->msg : NULL, e);
+    progress_end();
+    if (rc)
+        return 2;
+    if (o->json)
+        fputs(st->json, stdout);
+    else if (!mrc)
+        summary(s, st, stdout);
+    if (mrc) {
+        rb_fail(e, mrc, "%s (the finished parts are in %s, marked failed)",
+                merr->msg, session_dir(s));
+        return rb_exit_status(mrc);
+    }
+    if (st->res.interrupted) {
+        rb_fail(e, RB_EINPUT,
+                "interrupted: the finished parts are in %s, marked "
+                "interrupted",
+                session_dir(s));
+        return interrupt_exit_status(interrupt_requested());
+    }
+    if (st->chart_failed) {
+        rb_fail(e, RB_EMEASURE, "chart: %s", st->chart);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_ceilings(const rb_machine *m, int argc, char **argv, rb_err *e)
+{
+    ceil_opts o;
+    flag_seen seen;
+    int help;
+    if (flags_parse(&ceil_table, argc, argv, &o, &seen, &help, e))
+        return 2;
+    if (help)
+        return 0;
+    ceil_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
+    ceilings_plan plan;
+    session s;
+    int rc = make_plan(m, &o, &plan, e);
+    if (!rc)
+        rc = session_open(&s, m, "ceilings", o.out, NULL, e);
+    if (!rc) {
+        session_on_finish(&s, write_ceilings, st);
+        rb_err merr = {""};
+        const int mrc = ceilings_measure(m->topo, &plan, &m->cpu, &st->res,
+                                         &merr);
+        rc = conclude(&s, st, &o, mrc, &merr, e);
+        session_close(&s);
+    } else {
+        rc = 2;
+    }
+    ceilings_result_free(&st->res);
+    free(st->json);
+    free(st);
+    return rc;
+}

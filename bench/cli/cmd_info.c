@@ -1,0 +1,178 @@
+/* roofbench info: what this machine is, as reported by CPUID, hwloc,
+ * OpenBLAS and PAPI. Text for people, --json for scripts; both come from
+ * the same objects that a results file's context block holds. */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "context.h"
+#include "flags.h"
+#include "jdoc.h"
+
+typedef struct {
+    int json;
+} info_opts;
+
+static const flag_spec info_flags[] = {
+    {"json", NULL, FLAG_SWITCH, offsetof(info_opts, json), NULL, NULL, NULL,
+     0, 0, 0, 0, NULL, "print the same facts as JSON"},
+};
+
+static const flag_table info_table = {
+    "info", "usage: roofbench info [--json]",
+    "Describes this machine: CPU and ISA flags (AVX2, AVX-512, AVX512_BF16) "
+    "from\nCPUID, whether it is a virtual machine, the topology and caches as "
+    "hwloc reports\nthem (within the PUs this process may use), memory, the "
+    "OpenBLAS version and\nthe core it selected, the environment variables "
+    "that change OpenBLAS, whether\nPAPI hardware counters can be used (with "
+    "PAPI's reason when not), the clock,\nand the build.",
+    info_flags, 1, NULL, 0};
+
+static void print_bytes(double b)
+{
+    if (b >= 1 << 30)
+        printf("%.1f GiB", b / (1 << 30));
+    else if (b >= 1 << 20)
+        printf("%.1f MiB", b / (1 << 20));
+    else
+        printf("%.0f KiB", b / (1 << 10));
+}
+
+static void print_text(json_t *doc)
+{
+    const json_t *cpu = json_object_get(doc, "cpu");
+    const json_t *topo = json_object_get(doc, "topology");
+    const json_t *ob = json_object_get(doc, "openblas");
+    const json_t *ctr = json_object_get(doc, "counters");
+    const json_t *clk = json_object_get(doc, "clock");
+    const json_t *bld = json_object_get(doc, "build");
+    const char *key;
+    json_t *v;
+
+    printf("%-12s %s\n", "host", json_string_value(json_object_get(doc, "host")));
+    printf("%-12s %s (%s family %lld model %lld stepping %lld)\n", "cpu",
+           json_string_value(json_object_get(cpu, "brand")),
+           json_string_value(json_object_get(cpu, "vendor")),
+           json_integer_value(json_object_get(cpu, "family")),
+           json_integer_value(json_object_get(cpu, "model")),
+           json_integer_value(json_object_get(cpu, "stepping")));
+    const json_t *hv = json_object_get(cpu, "hypervisor");
+    printf("%-12s %s%s%s%s\n", "virtual",
+           json_is_true(json_object_get(cpu, "virtual_machine")) ? "yes"
+                                                                 : "no",
+           json_is_string(hv) ? " (hypervisor " : "",
+           json_is_string(hv) ? json_string_value(hv) : "",
+           json_is_string(hv) ? ")" : "");
+    printf("%-12s", "isa");
+    json_object_foreach(json_object_get(cpu, "isa"), key, v)
+        if (json_is_true(v))
+            printf(" %s", key);
+    printf("\n%-12s", "isa missing");
+    int missing = 0;
+    json_object_foreach(json_object_get(cpu, "isa"), key, v)
+        if (!json_is_true(v)) {
+            printf(" %s", key);
+            missing = 1;
+        }
+    printf("%s\n", missing ? "" : " none");
+    printf("%-12s %lld package(s), %lld NUMA node(s), %lld cores, %lld PUs "
+           "(%s)\n",
+           "topology", json_integer_value(json_object_get(topo, "packages")),
+           json_integer_value(json_object_get(topo, "numa_nodes")),
+           json_integer_value(json_object_get(topo, "cores")),
+           json_integer_value(json_object_get(topo, "pus")),
+           json_string_value(json_object_get(topo, "source")));
+    size_t i;
+    json_array_foreach(json_object_get(topo, "caches"), i, v)
+    {
+        printf("%-12s %s ", i == 0 ? "caches" : "",
+               json_string_value(json_object_get(v, "level")));
+        print_bytes((double)json_integer_value(
+            json_object_get(v, "size_bytes")));
+        printf(" x %lld, %lld-byte lines, %lld-way (as reported)\n",
+               json_integer_value(json_object_get(v, "count")),
+               json_integer_value(json_object_get(v, "line_bytes")),
+               json_integer_value(json_object_get(v, "associativity")));
+    }
+    printf("%-12s ", "memory");
+    print_bytes((double)json_integer_value(
+        json_object_get(topo, "memory_total_bytes")));
+    printf(" total, ");
+    print_bytes((double)json_integer_value(
+        json_object_get(topo, "memory_available_bytes")));
+    printf(" available\n");
+    printf("%-12s OpenBLAS %s, core %s, %s threading, %lld procs\n", "openblas",
+           json_string_value(json_object_get(ob, "version")),
+           json_string_value(json_object_get(ob, "corename")),
+           json_string_value(json_object_get(ob, "threading")),
+           json_integer_value(json_object_get(ob, "procs")));
+    printf("%-12s %s\n", "", json_string_value(json_object_get(ob, "config")));
+    printf("%-12s", "environment");
+    json_object_foreach(json_object_get(doc, "environment"), key, v)
+        printf(" %s=%s", key, json_is_string(v) ? json_string_value(v)
+                                                : "(unset)");
+    printf("\n");
+    if (json_is_true(json_object_get(ctr, "usable")))
+        printf("%-12s usable (PAPI %s, %s, %lld hardware counters)\n",
+               "counters",
+               json_string_value(json_object_get(ctr, "papi_version")),
+               json_string_value(json_object_get(ctr, "component")),
+               json_integer_value(json_object_get(ctr, "hardware_counters")));
+    else
+        printf("%-12s unavailable: %s (PAPI %s)\n", "counters",
+               json_string_value(json_object_get(ctr, "unavailable_reason")),
+               json_string_value(json_object_get(ctr, "papi_version")));
+    printf("%-12s %s, resolution %.3g s reported, %.3g s measured, %.3g s "
+           "per read\n",
+           "clock", json_string_value(json_object_get(clk, "source")),
+           json_real_value(json_object_get(clk, "resolution_reported_s")),
+           json_real_value(json_object_get(clk, "resolution_measured_s")),
+           json_real_value(json_object_get(clk, "read_overhead_s")));
+    const json_t *kn = json_object_get(doc, "kernels");
+    const char *dk;
+    json_t *dv;
+    json_object_foreach(json_object_get(kn, "matmul_blocked"), dk, dv)
+        printf("%-12s matmul_blocked %s: %s path, tile %lld x %lld, blocks "
+               "KC %lld MC %lld NC %lld\n",
+               strcmp(dk, "f32") == 0 ? "kernels" : "", dk,
+               json_string_value(json_object_get(dv, "path")),
+               json_integer_value(json_object_get(dv, "mr")),
+               json_integer_value(json_object_get(dv, "nr")),
+               json_integer_value(json_object_get(dv, "kc")),
+               json_integer_value(json_object_get(dv, "mc")),
+               json_integer_value(json_object_get(dv, "nc")));
+    printf("%-12s roofbench %s (%s), %s, %s build, flags: %s\n", "build",
+           json_string_value(json_object_get(bld, "roofbench_version")),
+           json_string_value(json_object_get(bld, "git_revision")),
+           json_string_value(json_object_get(bld, "compiler")),
+           json_string_value(json_object_get(bld, "build_type")),
+           json_string_value(json_object_get(bld, "c_flags")));
+}
+
+int cmd_info(const rb_machine *m, int argc, char **argv, rb_err *e)
+{
+    info_opts o;
+    flag_seen seen;
+    int help;
+    if (flags_parse(&info_table, argc, argv, &o, &seen, &help, e))
+        return 2;
+    if (help)
+        return 0;
+    json_t *doc = context_build(m);
+    if (!doc)
+        return rb_exit_status(
+            rb_fail(e, RB_EINPUT, "building the facts of this machine"));
+    if (o.json) {
+        char *s = jd_dump(doc, 17);
+        if (s)
+            puts(s);
+        free(s);
+    } else {
+        print_text(doc);
+    }
+    json_decref(doc);
+    return 0;
+}

@@ -1,0 +1,172 @@
+/* roofbench profiles: every chip profile with its ridge point per dtype
+ * and its network ridge per link type. */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "flags.h"
+#include "jdoc.h"
+#include "profile.h"
+#include "roofline.h"
+
+typedef struct {
+    const char *ceilings, *profiles;
+    int json;
+} profiles_opts;
+
+#define OFF(f) offsetof(profiles_opts, f)
+
+static const flag_spec profiles_flags[] = {
+    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
+     0, NULL, "add the host measured in an earlier run (its ceilings.json)"},
+    {"profiles", "DIR", FLAG_TEXT, OFF(profiles), NULL, NULL,
+     "$ROOFBENCH_PROFILES or the source tree's profiles/", 0, 0, 0, 0, NULL,
+     "where profiles are read"},
+    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
+     "print the list as JSON"},
+};
+
+static const flag_table profiles_table = {
+    "profiles", "usage: roofbench profiles [options]",
+    "Lists every profile under the profiles folder (and the measured host "
+    "with\n--ceilings): memory bandwidth, the ridge point per dtype (peak / "
+    "memory\nbandwidth, FLOP per byte: below it an operation is "
+    "memory-bound) and, per\nlink type, the network ridge (headline peak / "
+    "the bandwidth one chip-to-chip\ntransfer gets, FLOP per byte sent). A "
+    "'*' marks a figure derived from others\nrather than published.",
+    profiles_flags, sizeof(profiles_flags) / sizeof(profiles_flags[0]), NULL,
+    0};
+
+static json_t *profile_json(jdoc *jd, const profile *p)
+{
+    json_t *peaks = json_object(), *ridges = json_object(),
+           *links = json_array();
+    json_t *o = jd_pack(jd, "{s:s, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:o}",
+                        "id", p->id, "name", jd_str(p->name), "vendor",
+                        jd_str(p->vendor), "kind", p->kind, "headline",
+                        pdtype_name(p->headline), "mem_bw", jd_num(p->mem_bw),
+                        "peak_flops", peaks, "ridge", ridges, "links", links);
+    if (p->mem_capacity > 0.0)
+        jd_set(jd, o, "mem_capacity", jd_num(p->mem_capacity));
+    if (p->onchip_bytes > 0.0)
+        jd_set(jd, o, "onchip_bytes", jd_num(p->onchip_bytes));
+    if (*p->file)
+        jd_set(jd, o, "file", jd_str(p->file));
+    for (int d = 0; d < PD_N; d++)
+        if (p->peak[d] > 0.0) {
+            jd_set(jd, peaks, pdtype_name((pdtype)d), jd_num(p->peak[d]));
+            jd_set(jd, ridges, pdtype_name((pdtype)d),
+                   jd_num(profile_ridge(p, (pdtype)d)));
+        }
+    for (int l = 0; l < p->nlinks; l++) {
+        const profile_link *k = &p->link[l];
+        jd_push(jd, links, "links",
+                jd_pack(jd, "{s:s, s:o, s:o, s:o, s:o, s:o}", "name", k->name,
+                        "bandwidth_one_way", jd_num(k->bandwidth), "links",
+                        jd_num(k->links), "peer_links", jd_num(k->peer_links),
+                        "topology", jd_str(k->topology), "network_ridge",
+                        jd_num(p->peak[p->headline] /
+                               (k->bandwidth * k->peer_links))));
+    }
+    return o;
+}
+
+static int print_json(const profile *ps, size_t n, rb_err *e)
+{
+    jdoc jd = {0};
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        jd_push(&jd, arr, "profiles", profile_json(&jd, &ps[i]));
+    if (jd_done(&jd, &arr, "the profiles document", e))
+        return RB_EINPUT;
+    char *s = jd_dump(arr, 10);
+    json_decref(arr);
+    if (!s)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    puts(s);
+    free(s);
+    return RB_OK;
+}
+
+static void print_text(const char *dir, const profile *ps, size_t n,
+                       int with_host)
+{
+    printf("profiles from %s\n", dir);
+    printf("%-16s %-5s %9s  ridge FLOP/B per dtype:", "profile", "kind",
+           "mem B/s");
+    printf("\n%-16s %-5s %9s ", "", "", "");
+    for (int d = 0; d < PD_N; d++)
+        printf(" %7s", pdtype_name((pdtype)d));
+    printf("   network ridge (headline dtype) per link\n");
+    for (size_t i = 0; i < n; i++) {
+        const profile *p = &ps[i];
+        printf("%-16s %-5s %9.4g ", p->id, p->kind, p->mem_bw);
+        for (int d = 0; d < PD_N; d++) {
+            if (p->peak[d] > 0.0)
+                printf(" %6.1f%s", profile_ridge(p, (pdtype)d),
+                       p->inferred[d] ? "*" : " ");
+            else
+                printf(" %7s", "-");
+        }
+        printf("   ");
+        if (p->nlinks == 0)
+            printf("-");
+        for (int l = 0; l < p->nlinks; l++) {
+            const profile_link *k = &p->link[l];
+            printf("%s%s %.4g", l ? ", " : "", k->name,
+                   p->peak[p->headline] / (k->bandwidth * k->peer_links));
+        }
+        printf(" (%s)\n", pdtype_name(p->headline));
+    }
+    if (!with_host)
+        printf("host: the measured machine joins with --ceilings FILE (from "
+               "roofbench ceilings or run); roofbench model --profile host "
+               "measures it\n");
+}
+
+/* Every profile of dir, and the measured host of a ceilings file. */
+static int load(const rb_machine *m, const profiles_opts *o, const char *dir,
+                profile **ps, size_t *n, rb_err *e)
+{
+    if (profile_load_all(dir, ps, n, e))
+        return RB_EINPUT;
+    if (!o->ceilings)
+        return RB_OK;
+    profile *more = realloc(*ps, (*n + 1) * sizeof(**ps));
+    if (!more)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    *ps = more;
+    roofline roof;
+    json_t *doc = NULL;
+    int rc = roofline_load(o->ceilings, m->host, &roof, &doc, e);
+    json_decref(doc);
+    if (!rc)
+        rc = roofline_to_profile(&roof, &(*ps)[*n], e);
+    if (!rc)
+        (*n)++;
+    return rc;
+}
+
+int cmd_profiles(const rb_machine *m, int argc, char **argv, rb_err *e)
+{
+    profiles_opts o;
+    flag_seen seen;
+    int help;
+    if (flags_parse(&profiles_table, argc, argv, &o, &seen, &help, e))
+        return 2;
+    if (help)
+        return 0;
+    const char *dir = profile_dir(o.profiles);
+    profile *ps = NULL;
+    size_t n = 0;
+    int rc = load(m, &o, dir, &ps, &n, e);
+    if (!rc && o.json)
+        rc = print_json(ps, n, e);
+    else if (!rc)
+        print_text(dir, ps, n, o.ceilings != NULL);
+    free(ps);
+    return rb_exit_status(rc);
+}

@@ -1,0 +1,337 @@
+/* roofbench run: verify and time kernels, place each on the host roofline,
+ * write a results folder, print a table. Flags become a harness plan; the
+ * rows come back from the harness into the run document, which the
+ * reporters render once the measurement is over. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "counters.h"
+#include "flags.h"
+#include "harness.h"
+#include "host.h"
+#include "interrupt.h"
+#include "parse.h"
+#include "progress.h"
+#include "report_run.h"
+#include "session.h"
+#include "timer.h"
+
+typedef struct {
+    const char *kernel, *dtype, *threads, *shape, *events, *ceilings, *out;
+    uint64_t n, samples, seed;
+    double min_time;
+    int quick, json;
+} run_opts;
+
+#define OFF(f) offsetof(run_opts, f)
+
+static const flag_spec run_flags[] = {
+    {"kernel", "LIST", FLAG_TEXT, OFF(kernel), "all", NULL, NULL, 0, 0, 0, 0,
+     NULL,
+     "kernels (see roofbench list), operations (matmul, batched: all their "
+     "kernels) or all, comma-separated"},
+    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), "f32,f64", NULL, NULL, 0, 0, 0,
+     0, NULL, "f32, f64 or both"},
+    {"threads", "LIST", FLAG_TEXT, OFF(threads), NULL, NULL,
+     "1 and all the cores this process may use", 0, 0, 0, 0, NULL,
+     "thread counts, each 1 to the number of cores; one thread per core, "
+     "pinned"},
+    {"n", "N", FLAG_COUNT, OFF(n), NULL, NULL, NULL, 1, SIZE_MAX, 0, 0, NULL,
+     "square problems: dot P=N, matvec N=P=N, matmul and batched N=P=M=N"},
+    {"shape", "N,P,M", FLAG_TEXT, OFF(shape), NULL, NULL,
+     "dot P=10000000, matvec 4000x4000, matmul 512x512x512, batched "
+     "64x512x512; with --quick 1000000, 1000x1000, 128x128x128, 16x128x128",
+     0, 0, 0, 0, NULL, "[N,P] x [P,M]; dot uses P, matvec N and P"},
+    {"min-time", "S", FLAG_REAL, OFF(min_time), "0.01", "0.002", NULL, 0, 0,
+     1e-4, 60.0, "seconds", "seconds one sample must last"},
+    {"samples", "N", FLAG_COUNT, OFF(samples), "5", NULL, NULL, 3, 100000, 0,
+     0, NULL, "timed samples per row, at least 3"},
+    {"seed", "N", FLAG_COUNT, OFF(seed), "1", NULL, NULL, 0, INT64_MAX, 0, 0,
+     NULL, "seed of the random inputs, at most 2^63 - 1 (JSON's integers)"},
+    {"quick", NULL, FLAG_SWITCH, OFF(quick), NULL, NULL, NULL, 0, 0, 0, 0,
+     NULL, "small default problems and short samples"},
+    {"events", "LIST", FLAG_TEXT, OFF(events), NULL, NULL, NULL, 0, 0, 0, 0,
+     NULL,
+     "PAPI preset or native events (or 'default': cycles, instructions, "
+     "L1D, L2, L3 misses, FLOPs for this vendor), read in one more sample "
+     "per row on every thread; an event that cannot be counted here is "
+     "reported unavailable"},
+    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
+     0, NULL,
+     "the host roofline from an earlier `roofbench ceilings` (its "
+     "ceilings.json); without it, run measures the roofs it needs first "
+     "(peak at the widest vector width, read bandwidth)"},
+    {"out", "DIR", FLAG_TEXT, OFF(out), NULL, NULL,
+     "results/runs/<host>-<UTC stamp>", 0, 0, 0, 0, NULL,
+     "results folder: a new or empty one"},
+    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
+     "print the results document on stdout instead of the table"},
+};
+
+static const flag_table run_table = {
+    "run", "usage: roofbench run [options]",
+    "Verifies every selected kernel against its reference on random data, "
+    "then\ntimes it: one warm-up discarded, calls per sample grown until a "
+    "sample lasts\n--min-time, --samples samples between thread barriers. "
+    "Writes results.json\n(context, rows, raw samples) and results.csv to a "
+    "new run folder, then prints\none row per kernel, dtype and thread "
+    "count. Rates come from the registry's\nanalytic counts and the minimum "
+    "time. Each row is also placed on the host\nroofline: the memory level "
+    "its working set falls in, the attainable bound\nmin(peak, intensity x "
+    "that level's bandwidth), the fraction of it achieved,\nand which roof "
+    "binds. Progress goes to standard error while it measures.",
+    run_flags, sizeof(run_flags) / sizeof(run_flags[0]),
+    "Sizes take K, M, G suffixes (x1024). Exit status: 0 success, 1 a kernel "
+    "failed\nverification (the rows before it are kept, marked failed), 2 "
+    "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
+    "SIGTERM (the finished rows are\nkept, marked interrupted).",
+    0};
+
+/* Default problems: the memory-bound operations sized well past the last
+ * cache (about 80 to 130 MB in f64), matmul at the classic n = 512, so
+ * that the whole default run stays within about two minutes on two cores.
+ * --quick shrinks them for smoke tests. */
+static const rb_shape default_shape[RB_NOPS] = {
+    {1, 10000000, 1}, {4000, 4000, 1}, {512, 512, 512}, {64, 512, 512}};
+static const rb_shape quick_shape[RB_NOPS] = {
+    {1, 1000000, 1}, {1000, 1000, 1}, {128, 128, 128}, {16, 128, 128}};
+
+/* ---- the plan -------------------------------------------------------------- */
+
+static int plan_shapes(const run_opts *o, const flag_seen *seen,
+                       harness_plan *plan, rb_err *e)
+{
+    const int n_given = flags_given(&run_table, seen, "n");
+    if (n_given && o->shape)
+        return rb_fail(e, RB_EINPUT, "--n and --shape both given: choose one");
+    for (int op = 0; op < RB_NOPS; op++) {
+        plan->shape[op] = o->quick ? quick_shape[op] : default_shape[op];
+        snprintf(plan->shape_source[op], sizeof(plan->shape_source[op]),
+                 "default %s shape", rb_op_name((rb_op)op));
+    }
+    if (!n_given && !o->shape)
+        return RB_OK;
+    rb_shape s = {o->n, o->n, o->n};
+    if (o->shape && parse_shape("--shape", o->shape, &s, e))
+        return RB_EINPUT;
+    for (int op = 0; op < RB_NOPS; op++) {
+        plan->shape[op] = s;
+        if (op == RB_OP_DOT)
+            plan->shape[op].n = plan->shape[op].m = 1;
+        if (op == RB_OP_MATVEC)
+            plan->shape[op].m = 1;
+        snprintf(plan->shape_source[op], sizeof(plan->shape_source[op]),
+                 "%s %s", o->shape ? "--shape" : "--n",
+                 o->shape ? o->shape : flags_text(&run_table, seen, "n"));
+    }
+    return RB_OK;
+}
+
+static int plan_events(const rb_machine *m, const run_opts *o,
+                       harness_plan *plan, counters_events *ev, rb_err *e)
+{
+    if (!o->events)
+        return RB_OK;
+    const int f64_first = plan->ndtypes > 0 && plan->dtypes[0] == RB_F64;
+    const int rc = counters_resolve(
+        strcmp(o->events, "default") == 0
+            ? counters_default_events(m->cpu.vendor, f64_first)
+            : o->events,
+        ev, e);
+    if (!rc)
+        plan->events = ev;
+    return rc;
+}
+
+static int make_plan(const rb_machine *m, const run_opts *o,
+                     const flag_seen *seen, harness_plan *plan,
+                     counters_events *ev, rb_err *e)
+{
+    memset(plan, 0, sizeof(*plan));
+    char threads[32];
+    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1",
+             m->ncores);
+    plan->samples = (int)o->samples;
+    plan->seed = o->seed;
+    plan->min_time = o->min_time;
+    int rc = flags_kernels("--kernel", o->kernel, ~0u, "", 1, plan->kernels,
+                           &plan->nkernels, HARNESS_MAX_KERNELS, e);
+    if (!rc)
+        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes,
+                          e);
+    if (!rc)
+        rc = plan_shapes(o, seen, plan, e);
+    if (!rc)
+        rc = parse_threads("--threads", o->threads ? o->threads : threads,
+                           m->ncores, plan->threads, HARNESS_MAX_THREADS,
+                           &plan->nthreads, e);
+    if (!rc)
+        rc = harness_check_plan(plan, host_mem_available(), e);
+    if (!rc)
+        rc = plan_events(m, o, plan, ev, e);
+    timer_info clk;
+    timer_probe(&clk);
+    if (!rc && plan->min_time < 1000.0 * clk.measured_s)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--min-time %g: below 1000 steps of this clock (%g s "
+                     "each)",
+                     plan->min_time, clk.measured_s);
+    return rc;
+}
+
+static json_t *settings_json(const harness_plan *plan, int argc, char **argv)
+{
+    json_t *dtypes = json_array(), *threads = json_array(),
+           *kernels = json_array();
+    for (int d = 0; d < plan->ndtypes; d++)
+        json_array_append_new(dtypes,
+                              json_string(rb_dtype_name(plan->dtypes[d])));
+    for (int t = 0; t < plan->nthreads; t++)
+        json_array_append_new(threads, json_integer(plan->threads[t]));
+    for (size_t k = 0; k < plan->nkernels; k++)
+        json_array_append_new(kernels, json_string(plan->kernels[k]->name));
+    return json_pack("{s:o, s:o, s:o, s:o, s:f, s:i, s:I, s:s, s:s}",
+                     "command", flags_command_json("run", argc, argv),
+                     "kernels", kernels, "dtypes", dtypes, "threads", threads,
+                     "min_time_s", plan->min_time, "samples", plan->samples,
+                     "seed", (json_int_t)plan->seed, "time_unit",
+                     "seconds per call", "rates",
+                     "analytic FLOPs and compulsory bytes of the registry "
+                     "divided by the minimum (best) or median time");
+}
+
+/* ---- the measurement and its document ------------------------------------- */
+
+typedef struct {
+    harness_plan plan;
+    harness_result res;
+    session_roof roof;
+    counters_events ev;
+    char *json;              /* results.json as written (--json)        */
+} run_state;
+
+static run_doc doc_of(const run_state *st, const session *s,
+                      const char *status, const char *error)
+{
+    return (run_doc){.context = s->context,
+                     .res = &st->res,
+                     .roof = st->roof.ready ? &st->roof.roof : NULL,
+                     .status = status,
+                     .error = error,
+                     .events = st->plan.events};
+}
+
+static int write_run(session *s, void *ctx, const char *status,
+                     const char *error, char *lost, size_t lostlen, rb_err *e)
+{
+    run_state *st = ctx;
+    snprintf(lost, lostlen, "the %zu measured row%s", st->res.nrows,
+             rb_plural((long long)st->res.nrows));
+    const run_doc d = doc_of(st, s, status, error);
+    char *json = report_run_json(&d, e);
+    char *csv = json ? report_run_csv(&d, e) : NULL;
+    int rc = csv ? session_put(s, "results.json", json, strlen(json), e)
+                 : RB_EINPUT;
+    if (!rc)
+        rc = session_put(s, "results.csv", csv, strlen(csv), e);
+    free(csv);
+    free(st->json);
+    st->json = json;
+    return rc;
+}
+
+static void on_row(const harness_row *r, void *ctx)
+{
+    const run_state *st = ctx;
+    progress_say("%3zu  %-16s %s %d thread%s: %.3f GFLOP/s, %.3f GB/s",
+                 st->res.nrows, r->kernel->name, rb_dtype_name(r->dtype),
+                 r->threads, rb_plural(r->threads), harness_row_gflops(r),
+                 (double)r->counts.bytes / r->time.min / 1e9);
+}
+
+/* The documents written, then the table (or the document) and the exit
+ * status the measurement ended with. */
+static int conclude(session *s, run_state *st, const run_opts *o,
+                    int run_rc, const rb_err *run_err, rb_err *e)
+{
+    const char *status = run_rc           ? "failed"
+                         : st->res.interrupted ? "interrupted"
+                                               : "complete";
+    const int rc = session_finish(s, status, run_rc ? run_err->msg : NULL, e);
+    progress_end();
+    if (rc)
+        return 2;
+    const run_doc d = doc_of(st, s, status, run_rc ? run_err->msg : NULL);
+    if (o->json)
+        fputs(st->json, stdout);
+    else
+        report_run_text(&d, session_dir(s), stdout);
+    if (run_rc) {
+        fprintf(stderr, "roofbench: %s\n", run_err->msg);
+        rb_fail(e, run_rc, "the %zu rows verified before it are in %s, "
+                           "marked failed",
+                st->res.nrows, session_dir(s));
+        return rb_exit_status(run_rc);
+    }
+    if (st->res.interrupted) {
+        rb_fail(e, RB_EINPUT,
+                "interrupted: %zu finished rows kept in %s, marked "
+                "interrupted",
+                st->res.nrows, session_dir(s));
+        return interrupt_exit_status(interrupt_requested());
+    }
+    return 0;
+}
+
+static int measure(const rb_machine *m, run_state *st, const run_opts *o,
+                   int argc, char **argv, rb_err *e)
+{
+    session s;
+    int rc = session_open(&s, m, "run", o->out,
+                          settings_json(&st->plan, argc, argv), e);
+    if (rc)
+        return 2;
+    session_on_finish(&s, write_run, st);
+    int interrupted = 0;
+    rc = session_roofline(&s, &st->roof, st->plan.threads, st->plan.nthreads,
+                          st->plan.dtypes, st->plan.ndtypes, &interrupted, e);
+    rb_err run_err = {""};
+    int run_rc = RB_OK;
+    if (!rc && !interrupted)
+        run_rc = harness_run(m->topo, &st->plan, &st->res, on_row, st,
+                             &run_err);
+    if (!rc) {
+        st->res.interrupted |= interrupted;
+        rc = conclude(&s, st, o, run_rc, &run_err, e);
+    } else {
+        rc = rb_exit_status(rc);
+    }
+    session_close(&s);
+    return rc;
+}
+
+int cmd_run(const rb_machine *m, int argc, char **argv, rb_err *e)
+{
+    run_opts o;
+    flag_seen seen;
+    int help;
+    if (flags_parse(&run_table, argc, argv, &o, &seen, &help, e))
+        return 2;
+    if (help)
+        return 0;
+    run_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
+    int rc = make_plan(m, &o, &seen, &st->plan, &st->ev, e);
+    if (!rc)
+        rc = session_roof_load(m, o.ceilings, &st->roof, e);
+    rc = rc ? 2 : measure(m, st, &o, argc, argv, e);
+    harness_result_free(&st->res);
+    session_roof_free(&st->roof);
+    free(st->json);
+    free(st);
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* One flag table per command, driving both the parsing and --help, so the
+ * help cannot drift from the code: a flag's default is written once, as
+ * text, and is parsed like a value the user gave (or described in words
+ * when the machine decides it). Counts and reals are range-checked as
+ * they are parsed; lists are checked by the shared list parsers.
+ *
+ * Rules for every command: `--name value` or `--name=value`; a flag given
+ * twice is an error; an unknown flag, a missing value or an argument the
+ * command does not take is one line and exit status 2. */
+#ifndef ROOFBENCH_FLAGS_H
+#define ROOFBENCH_FLAGS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "harness.h"
+#include "kernel.h"
+
+typedef enum {
+    FLAG_SWITCH, /* int: 1 when given                          */
+    FLAG_TEXT,   /* const char *: the value as given           */
+    FLAG_COUNT,  /* uint64_t: parse_count within [cmin, cmax]  */
+    FLAG_REAL    /* double: parse_real within [rmin, rmax]     */
+} flag_type;
+
+typedef struct {
+    const char *name;      /* without the dashes                        */
+    const char *meta;      /* "N", "LIST"; NULL for a switch            */
+    flag_type type;
+    size_t off;            /* of the value in the options struct        */
+    const char *def;       /* the default, parsed as if given, or NULL  */
+    const char *def_quick; /* the default under --quick, or NULL        */
+    const char *def_doc;   /* the default in words, when the machine
+                              decides it                                */
+    uint64_t cmin, cmax;   /* FLAG_COUNT                                */
+    double rmin, rmax;     /* FLAG_REAL                                 */
+    const char *unit;      /* FLAG_REAL: "seconds", or NULL             */
+    const char *help;
+} flag_spec;
+
+typedef struct {
+    const char *command;   /* "run"                                     */
+    const char *usage;     /* the usage lines                           */
+    const char *intro;     /* what the command does                     */
+    const flag_spec *flags;
+    size_t nflags;
+    const char *epilog;    /* exit status and notes, or NULL            */
+    int positionals;       /* takes arguments other than flags          */
+} flag_table;
+
+enum { FLAGS_MAX = 64 };
+
+typedef struct {
+    uint64_t given;        /* bit i: flag i was on the command line     */
+    const char *raw[FLAGS_MAX]; /* flag i's value as given               */
+    const char *pos[64];   /* positional arguments, in order            */
+    int npos;
+} flag_seen;
+
+/* Parses argv[1..] into opts (the defaults first). Returns RB_OK, or
+ * RB_EINPUT with e set; *help is 1 when --help was given (the help is
+ * then printed and nothing else parsed). */
+int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
+                flag_seen *seen, int *help, rb_err *e);
+
+/* The help: usage, intro, every flag with its meaning and default, and
+ * the epilog. */
+void flags_help(const flag_table *t, FILE *f);
+
+/* Whether the flag called name was given. */
+int flags_given(const flag_table *t, const flag_seen *seen, const char *name);
+
+/* The flag's value as written: given, else its default text (NULL when it
+ * has none), for error lines that quote what the user wrote ("--n 1M"). */
+const char *flags_text(const flag_table *t, const flag_seen *seen,
+                       const char *name);
+
+/* --kernel LIST: kernel names, operation names (all of an operation's
+ * kernels) and "all", restricted to the operations in ops (a bit per
+ * rb_op); what else is named, wrong_op says why it is refused. Kernels
+ * in registry order with sorted, else in the order given. */
+int flags_kernels(const char *flag, const char *list, unsigned ops,
+                  const char *wrong_op, int sorted, const rb_kernel **out,
+                  size_t *n, size_t max, rb_err *e);
+
+/* The command line as the context's settings record it: ["roofbench",
+ * the command, its arguments]. */
+json_t *flags_command_json(const char *command, int argc, char **argv);
+
+#endif

@@ -1,0 +1,114 @@
+/* roofbench: measured rooflines for hand-written kernels. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buildinfo.h"
+#include "cmd.h"
+#include "machine.h"
+#include "progress.h"
+#include "text.h"
+
+static const struct {
+    const char *name;
+    cmd_fn fn;
+    const char *help;
+} commands[] = {
+    {"info", cmd_info, "this machine: topology, ISA, OpenBLAS, PAPI counters"},
+    {"list", cmd_list, "every kernel with its FLOP and byte formulas"},
+    {"run", cmd_run,
+     "verify and time kernels; write a results folder and print a table"},
+    {"ceilings", cmd_ceilings,
+     "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
+    {"orders", cmd_orders,
+     "four orders, same FLOPs: time and traffic of each matmul form"},
+    {"profiles", cmd_profiles,
+     "chip profiles: ridge point per dtype, network ridge per link"},
+    {"model", cmd_model,
+     "analytic roofline of any contraction on chip profiles or the host"},
+    {"_traffic-child", cmd_traffic_child, NULL},
+};
+enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: roofbench <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].help)
+            fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n`roofbench <command> --help` describes each command.\n"
+               "Exit status: 0 success, 1 a measurement or verification "
+               "failed,\n2 bad input or an unusable environment, 130 and 143 "
+               "interrupted\n(SIGINT, SIGTERM).\n");
+}
+
+/* One line on stderr, with bytes that are not printable UTF-8 escaped:
+ * a value from a flag or a file never reaches the terminal raw. */
+static void print_error(const char *msg)
+{
+    char shown[2048];
+    text_escape(msg, shown, sizeof(shown));
+    progress_end();
+    fprintf(stderr, "roofbench: %s\n", shown);
+}
+
+/* The results are written before anything is printed; a closed pipe or a
+ * full disk on standard output is reported, never a silent success. */
+static int check_stdout(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    const int err = errno;
+    fprintf(stderr, "roofbench: writing to standard output: %s\n",
+            err ? strerror(err) : "write error");
+    return status ? status : 2;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    size_t i = 0;
+    while (i < NCOMMANDS && strcmp(argv[1], commands[i].name) != 0)
+        i++;
+    if (i == NCOMMANDS) {
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd),
+                 "unknown command '%s' (commands: info, list, run, ceilings, "
+                 "orders, profiles, model; see roofbench --help)",
+                 argv[1]);
+        print_error(cmd);
+        return 2;
+    }
+    /* The machine, loaded once: what the kernels may use (ISA, caches)
+     * is set before anything runs. */
+    rb_machine m;
+    rb_err e = {""};
+    int status = machine_open(&m, &e) == RB_OK
+                     ? commands[i].fn(&m, argc - 1, argv + 1, &e)
+                     : 2;
+    if (status != 0 && e.msg[0])
+        print_error(e.msg);
+    machine_close(&m);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    /* A reader that goes away (`| head`) must not kill a measurement
+     * before its results are written: writes fail instead. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return check_stdout(0);
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("roofbench %s (%s)\n", RB_VERSION, rb_git_revision);
+        return check_stdout(0);
+    }
+    return check_stdout(dispatch(argc, argv));
+}

@@ -1,0 +1,324 @@
+#include "host.h"
+
+#include <cblas.h>
+#include <cpuid.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ceiling.h"
+#include "kernel.h"
+#include "buildinfo.h"
+
+const char *const host_env_vars[] = {
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_VERBOSE",  "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
+    "OMP_PROC_BIND",     "OMP_PLACES",       NULL};
+
+static uint64_t xgetbv0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+void host_cpu_probe(host_cpu *c)
+{
+    memset(c, 0, sizeof(*c));
+    unsigned a, b, d, x;
+    if (!__get_cpuid(0, &a, &b, &x, &d))
+        return;
+    const unsigned maxleaf = a;
+    memcpy(c->vendor, &b, 4);
+    memcpy(c->vendor + 4, &d, 4);
+    memcpy(c->vendor + 8, &x, 4);
+
+    __get_cpuid(1, &a, &b, &x, &d);
+    const unsigned base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+    c->family = base_family == 0xf ? base_family + ((a >> 20) & 0xff)
+                                   : base_family;
+    c->model = (base_family == 0x6 || base_family == 0xf)
+                   ? base_model + (((a >> 16) & 0xf) << 4)
+                   : base_model;
+    c->stepping = a & 0xf;
+    c->sse2 = (d >> 26) & 1;
+    c->fma = (x >> 12) & 1;
+    c->avx = (x >> 28) & 1;
+    c->hypervisor = (x >> 31) & 1;
+    const int osxsave = (x >> 27) & 1;
+    if (osxsave) {
+        const uint64_t xcr0 = xgetbv0();
+        c->os_avx = (xcr0 & 0x6) == 0x6;
+        c->os_avx512 = (xcr0 & 0xe6) == 0xe6;
+    }
+    if (maxleaf >= 7) {
+        __cpuid_count(7, 0, a, b, x, d);
+        c->avx2 = (b >> 5) & 1;
+        c->avx512f = (b >> 16) & 1;
+        c->avx512dq = (b >> 17) & 1;
+        c->avx512bw = (b >> 30) & 1;
+        c->avx512vl = (b >> 31) & 1;
+        c->avx512_vnni = (x >> 11) & 1;
+        __cpuid_count(7, 1, a, b, x, d);
+        c->avx512_bf16 = (a >> 5) & 1;
+    }
+    if (c->hypervisor) {
+        __cpuid(0x40000000, a, b, x, d);
+        memcpy(c->hypervisor_vendor, &b, 4);
+        memcpy(c->hypervisor_vendor + 4, &x, 4);
+        memcpy(c->hypervisor_vendor + 8, &d, 4);
+    }
+    __cpuid(0x80000000, a, b, x, d);
+    if (a >= 0x80000004) {
+        unsigned r[12];
+        for (unsigned i = 0; i < 3; i++)
+            __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2],
+                    r[4 * i + 3]);
+        memcpy(c->brand, r, 48);
+        c->brand[48] = '\0';
+        /* Trim the padding some vendors put around the brand string. */
+        char *s = c->brand;
+        while (*s == ' ')
+            s++;
+        memmove(c->brand, s, strlen(s) + 1);
+        for (size_t n = strlen(c->brand); n > 0 && c->brand[n - 1] == ' ';)
+            c->brand[--n] = '\0';
+    }
+}
+
+unsigned host_isa_mask(const host_cpu *c)
+{
+    unsigned m = 0;
+    if (c->sse2)
+        m |= RB_ISA_SSE2;
+    if (c->avx && c->os_avx)
+        m |= RB_ISA_AVX;
+    if (c->fma && c->os_avx)
+        m |= RB_ISA_FMA;
+    if (c->avx2 && c->os_avx)
+        m |= RB_ISA_AVX2;
+    if (c->avx512f && c->os_avx512)
+        m |= RB_ISA_AVX512F;
+    return m;
+}
+
+double host_os_mhz(const char **source)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+                    "r");
+    double v = 0.0;
+    if (f) {
+        if (fscanf(f, "%lf", &v) == 1 && v > 0.0) {
+            fclose(f);
+            *source = "cpufreq cpuinfo_max_freq";
+            return v / 1000.0;
+        }
+        fclose(f);
+    }
+    f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    v = 0.0;
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "cpu MHz", 7) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon)
+                v = strtod(colon + 1, NULL);
+            break;
+        }
+    if (f)
+        fclose(f);
+    *source = v > 0.0 ? "/proc/cpuinfo cpu MHz" : "none";
+    return v;
+}
+
+static uint64_t meminfo_field(const char *field)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    uint64_t kib = 0;
+    const size_t len = strlen(field);
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, field, len) == 0 && line[len] == ':') {
+            kib = strtoull(line + len + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kib * 1024;
+}
+
+uint64_t host_mem_total(void)
+{
+    return meminfo_field("MemTotal");
+}
+
+uint64_t host_mem_available(void)
+{
+    return meminfo_field("MemAvailable");
+}
+
+void host_name(char *buf, size_t len)
+{
+    if (gethostname(buf, len) != 0 || buf[0] == '\0')
+        snprintf(buf, len, "unknown-host");
+    buf[len - 1] = '\0';
+    char *dot = strchr(buf, '.');
+    if (dot)
+        *dot = '\0';
+    for (char *p = buf; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+            *p = '-';
+}
+
+/* Bytes of the first cache of a type, divided among the cores below it. */
+static size_t cache_per_core(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
+    if (!o)
+        return 0;
+    const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(
+        topo, o->cpuset, HWLOC_OBJ_CORE);
+    return (size_t)(o->attr->cache.size / (uint64_t)(cores > 0 ? cores : 1));
+}
+
+int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    unsigned isa = host_isa_mask(&cpu);
+    const char *cap = getenv("ROOFBENCH_ISA");
+    if (cap && *cap) {
+        if (strcmp(cap, "avx512") == 0)
+            ;
+        else if (strcmp(cap, "avx2") == 0)
+            isa &= ~(unsigned)RB_ISA_AVX512F;
+        else if (strcmp(cap, "sse2") == 0)
+            isa &= RB_ISA_SSE2;
+        else
+            return rb_fail(e, RB_EINPUT,
+                           "ROOFBENCH_ISA='%s': unknown (avx512, avx2 or "
+                           "sse2: the widest code path the kernels may use)",
+                           cap);
+    }
+    const rb_config cfg = {.isa = isa,
+                           .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
+                           .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
+                           .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE)};
+    rb_configure(&cfg);
+    return RB_OK;
+}
+
+json_t *host_kernels_json(void)
+{
+    const rb_config *c = rb_config_get();
+    const char *cap = getenv("ROOFBENCH_ISA");
+    json_t *blk = json_object();
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        rb_blocking b;
+        rb_blocking_of((rb_dtype)d, &b);
+        json_object_set_new(
+            blk, rb_dtype_name((rb_dtype)d),
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s}", "path", b.path,
+                      "mr", (json_int_t)b.mr, "nr", (json_int_t)b.nr, "kc",
+                      (json_int_t)b.kc, "mc", (json_int_t)b.mc, "nc",
+                      (json_int_t)b.nc, "why", b.why));
+    }
+    return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
+                     (c->isa & RB_ISA_AVX512F) != 0, "avx2_fma",
+                     (c->isa & (RB_ISA_AVX2 | RB_ISA_FMA)) ==
+                         (RB_ISA_AVX2 | RB_ISA_FMA),
+                     "isa_capped", cap && *cap, "ROOFBENCH_ISA",
+                     cap && *cap ? cap : NULL, "l1d_per_core",
+                     (json_int_t)c->l1d, "l2_per_core", (json_int_t)c->l2,
+                     "l3_per_core", (json_int_t)c->l3, "matmul_blocked", blk);
+}
+
+json_t *host_cpu_json(const host_cpu *c)
+{
+    json_t *isa = json_pack(
+        "{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "sse2", c->sse2,
+        "avx", c->avx && c->os_avx, "fma", c->fma && c->os_avx, "avx2",
+        c->avx2 && c->os_avx, "avx512f", c->avx512f && c->os_avx512,
+        "avx512dq", c->avx512dq && c->os_avx512, "avx512bw",
+        c->avx512bw && c->os_avx512, "avx512vl", c->avx512vl && c->os_avx512,
+        "avx512_bf16", c->avx512_bf16 && c->os_avx512, "avx512_vnni",
+        c->avx512_vnni && c->os_avx512);
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:b, s:s?}", "vendor",
+                     c->vendor, "brand", c->brand, "family", (int)c->family,
+                     "model", (int)c->model, "stepping", (int)c->stepping,
+                     "isa", isa, "virtual_machine", c->hypervisor,
+                     "hypervisor", c->hypervisor ? c->hypervisor_vendor : NULL);
+}
+
+json_t *host_topology_json(hwloc_topology_t topo)
+{
+    json_t *caches = json_array();
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+        HWLOC_OBJ_L4CACHE};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        const int n = hwloc_get_nbobjs_by_type(topo, types[i]);
+        if (n <= 0)
+            continue;
+        const hwloc_obj_t o = hwloc_get_obj_by_type(topo, types[i], 0);
+        char name[32];
+        hwloc_obj_type_snprintf(name, sizeof(name), o, 0);
+        json_array_append_new(
+            caches,
+            json_pack("{s:s, s:I, s:i, s:i, s:i}", "level", name, "size_bytes",
+                      (json_int_t)o->attr->cache.size, "count", n,
+                      "line_bytes", (int)o->attr->cache.linesize,
+                      "associativity", o->attr->cache.associativity));
+    }
+    char usable[128];
+    hwloc_bitmap_list_snprintf(usable, sizeof(usable),
+                               hwloc_topology_get_topology_cpuset(topo));
+    return json_pack(
+        "{s:i, s:i, s:i, s:i, s:s, s:o, s:I, s:I, s:s}", "packages",
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), "numa_nodes",
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE), "cores",
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), "pus",
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU), "usable_pus", usable,
+        "caches", caches, "memory_total_bytes", (json_int_t)host_mem_total(),
+        "memory_available_bytes", (json_int_t)host_mem_available(),
+        "source", "hwloc " HWLOC_VERSION " (as reported, within the PUs this "
+                  "process may use; caches may be implausible in a virtual "
+                  "machine)");
+}
+
+json_t *host_openblas_json(void)
+{
+    static const char *const parallel[] = {"sequential", "pthreads",
+                                           "openmp"};
+    const int par = openblas_get_parallel();
+    /* OPENBLAS_VERSION is " OpenBLAS 0.3.21 ": keep the number. */
+    char version[32];
+    if (sscanf(OPENBLAS_VERSION, " OpenBLAS %31s", version) != 1)
+        snprintf(version, sizeof(version), "unknown");
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "version", version, "config", openblas_get_config(),
+                     "corename", openblas_get_corename(), "parallel",
+                     par, "procs", openblas_get_num_procs(), "threading",
+                     (par >= 0 && par <= 2) ? parallel[par] : "unknown");
+}
+
+json_t *host_env_json(void)
+{
+    json_t *env = json_object();
+    for (size_t i = 0; host_env_vars[i]; i++) {
+        const char *v = getenv(host_env_vars[i]);
+        json_object_set_new(env, host_env_vars[i],
+                            v ? json_string(v) : json_null());
+    }
+    return env;
+}
+
+json_t *host_build_json(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "roofbench_version",
+                     RB_VERSION, "git_revision", rb_git_revision, "compiler",
+                     RB_COMPILER, "c_flags", RB_C_FLAGS, "build_type",
+                     RB_BUILD_TYPE);
+}

@@ -1,0 +1,61 @@
+/* What the suite knows about the machine it runs on: CPUID, hwloc's
+ * topology, memory, OpenBLAS and the environment that changes it. The
+ * figures here are as reported; measured ones come from `ceilings`. */
+#ifndef ROOFBENCH_HOST_H
+#define ROOFBENCH_HOST_H
+
+#include <hwloc.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct {
+    char vendor[16];
+    char brand[64];
+    unsigned family, model, stepping;
+    int sse2, avx, fma, avx2, avx512f, avx512dq, avx512bw, avx512vl,
+        avx512_bf16, avx512_vnni;
+    int os_avx, os_avx512; /* the OS saves the registers (XCR0) */
+    int hypervisor;
+    char hypervisor_vendor[16];
+} host_cpu;
+
+void host_cpu_probe(host_cpu *c);
+
+/* The RB_ISA_* features (kernels/ceiling.h) this CPU has and the OS
+ * enables: a variant is only run when all it needs is in this mask. */
+unsigned host_isa_mask(const host_cpu *c);
+
+/* The CPU frequency the OS reports in MHz (cpufreq's maximum, else
+ * /proc/cpuinfo), or 0 when it reports none; *source says which. */
+double host_os_mhz(const char **source);
+
+/* Bytes from /proc/meminfo (MemTotal, MemAvailable); 0 when unknown. */
+uint64_t host_mem_total(void);
+uint64_t host_mem_available(void);
+
+/* The host name, cut at the first dot, with characters that do not belong
+ * in a folder name replaced by '-'. */
+void host_name(char *buf, size_t len);
+
+/* Tells the kernels what they may use (rb_configure): the ISA mask of this
+ * CPU, capped by the environment variable ROOFBENCH_ISA (avx512, avx2,
+ * sse2: the widest code path allowed, to force a slower one), and the
+ * cache sizes per core hwloc reports. Fails on a bad ROOFBENCH_ISA. */
+int host_configure_kernels(hwloc_topology_t topo, rb_err *e);
+
+/* The configuration the kernels run with, and the blocked matmul's blocks. */
+json_t *host_kernels_json(void);
+
+/* JSON objects for a results file's context block and for `info --json`. */
+json_t *host_cpu_json(const host_cpu *c);
+json_t *host_topology_json(hwloc_topology_t topo);
+json_t *host_openblas_json(void);
+json_t *host_env_json(void);
+json_t *host_build_json(void);
+
+/* Environment variables that change what OpenBLAS or OpenMP do. */
+extern const char *const host_env_vars[];
+
+#endif

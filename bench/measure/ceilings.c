@@ -1,0 +1,730 @@
+/* Measuring the roofs, the way likwid-bench and the Empirical Roofline
+ * Toolkit do: every figure comes from a kernel that runs on pinned threads
+ * between barriers, whose result is checked against a closed form after
+ * timing, so the compiler cannot have deleted the work and a wrong kernel
+ * cannot report a rate. The GEMM roof is a harness row (harness.h): the
+ * one measurement path, verified against the reference. */
+#include "ceilings.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "interrupt.h"
+#include "pin.h"
+#include "progress.h"
+#include "stats.h"
+
+/* ---- selection ----------------------------------------------------------- */
+
+const rb_peak_variant *ceilings_peak_select(unsigned isa, unsigned bits)
+{
+    for (size_t i = 0; i < rb_npeak_variants; i++) {
+        const rb_peak_variant *v = &rb_peak_variants[i];
+        if (v->bits == bits && (v->needs & isa) == v->needs)
+            return v; /* the table lists FMA variants first */
+    }
+    return NULL;
+}
+
+const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits)
+{
+    for (size_t i = 0; i < rb_nstream_variants; i++) {
+        const rb_stream_variant *v = &rb_stream_variants[i];
+        if (v->bits == bits && (v->needs & isa) == v->needs)
+            return v;
+    }
+    return NULL;
+}
+
+int ceilings_fma_pipes(const host_cpu *cpu, unsigned bits, const char **source)
+{
+    *source = "unknown microarchitecture";
+    if (strcmp(cpu->vendor, "AuthenticAMD") != 0)
+        return 0;
+    switch (cpu->family) {
+    case 0x17:
+        if (cpu->model < 0x30) {
+            /* Zen, Zen+: two 128-bit FMA pipes; a 256-bit op takes both. */
+            *source = "AMD Zen/Zen+: 2 x 128-bit FMA";
+            return bits <= 128 ? 2 : bits == 256 ? 1 : 0;
+        }
+        *source = "AMD Zen 2: 2 x 256-bit FMA";
+        return bits <= 256 ? 2 : 0;
+    case 0x19:
+        if (!cpu->avx512f) {
+            *source = "AMD Zen 3: 2 x 256-bit FMA";
+            return bits <= 256 ? 2 : 0;
+        }
+        /* Zen 4 splits a 512-bit op over its two 256-bit pipes. */
+        *source = "AMD Zen 4: 2 x 256-bit FMA, 512-bit ops in two halves";
+        return bits <= 256 ? 2 : 1;
+    case 0x1a:
+        *source = "AMD Zen 5: 2 x 512-bit FMA (server and desktop parts)";
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+double ceilings_theoretical_gflops(int threads, double ghz, unsigned lanes,
+                                   int pipes)
+{
+    return (double)threads * ghz * (double)lanes * 2.0 * (double)pipes;
+}
+
+/* ---- plans --------------------------------------------------------------- */
+
+void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
+                            unsigned isa, double llc_bytes, double mem_avail)
+{
+    memset(plan, 0, sizeof(*plan));
+    plan->threads[plan->nthreads++] = 1;
+    if (ncores > 1)
+        plan->threads[plan->nthreads++] = ncores;
+    plan->dtypes[0] = RB_F32;
+    plan->dtypes[1] = RB_F64;
+    plan->ndtypes = 2;
+    static const unsigned widths[] = {64, 128, 256, 512};
+    for (int i = 0; i < 4; i++)
+        if (ceilings_peak_select(isa, widths[i]))
+            plan->widths[plan->nwidths++] = widths[i];
+    for (int k = 0; k < BW_NKERNELS; k++)
+        plan->bw_kernels[k] = 1;
+    plan->bw_width = 128;
+    for (size_t i = 0; i < rb_nstream_variants; i++)
+        if ((rb_stream_variants[i].needs & isa) ==
+                rb_stream_variants[i].needs &&
+            rb_stream_variants[i].bits > plan->bw_width)
+            plan->bw_width = rb_stream_variants[i].bits;
+    /* From a few KiB (inside any L1) to well past the last cache: at least
+     * 1 GiB, the brief's floor for DRAM, and 8x what hwloc reports. */
+    plan->size_min = 4096.0;
+    plan->past_cache_bytes = fmax(1024.0 * 1024 * 1024, 4.0 * llc_bytes);
+    plan->size_max = fmax(1024.0 * 1024 * 1024, 8.0 * llc_bytes);
+    if (mem_avail > 0.0 && plan->size_max > mem_avail / 3.0)
+        plan->size_max = mem_avail / 3.0;
+    plan->factor = quick ? 1.5 : 1.25;
+    plan->bw_target_bytes = quick ? 256.0 * 1024 * 1024 : 1024.0 * 1024 * 1024;
+    plan->min_time = quick ? 0.02 : 0.05;
+    plan->samples = quick ? 3 : 5;
+    plan->gemm_n = quick ? 2000 : 4000;
+}
+
+/* OpenBLAS's GEMM as a harness row on nt threads: n = gemm_n, inputs from
+ * seed 7, and 16 output rows checked against the long double reference
+ * (the whole reference of n = 4000 would take minutes). */
+static void gemm_plan(const ceilings_plan *plan, int nt, rb_dtype dt,
+                      harness_plan *hp)
+{
+    memset(hp, 0, sizeof(*hp));
+    hp->kernels[0] = rb_kernel_find("matmul_openblas");
+    hp->nkernels = 1;
+    hp->dtypes[0] = dt;
+    hp->ndtypes = 1;
+    hp->threads[0] = nt;
+    hp->nthreads = 1;
+    hp->shape[RB_OP_MATMUL] =
+        (rb_shape){plan->gemm_n, plan->gemm_n, plan->gemm_n};
+    snprintf(hp->shape_source[RB_OP_MATMUL],
+             sizeof(hp->shape_source[RB_OP_MATMUL]), "--gemm-n %zu",
+             plan->gemm_n);
+    hp->min_time = plan->min_time;
+    hp->samples = plan->samples;
+    hp->seed = 7;
+    hp->verify_rows = 16;
+}
+
+/* The GEMM roof's memory on the largest team, before anything runs. */
+static int check_gemm(const ceilings_plan *plan, double mem_avail, rb_err *e)
+{
+    int nt = 1;
+    for (int t = 0; t < plan->nthreads; t++)
+        if (plan->threads[t] > nt)
+            nt = plan->threads[t];
+    for (int d = 0; plan->gemm_n > 0 && d < plan->ndtypes; d++) {
+        harness_plan hp;
+        gemm_plan(plan, nt, plan->dtypes[d], &hp);
+        const int rc = harness_check_plan(
+            &hp, mem_avail > 0.0 ? (uint64_t)mem_avail : 0, e);
+        if (rc)
+            return rc;
+    }
+    return RB_OK;
+}
+
+void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
+                            double mem_avail, const int *threads,
+                            int nthreads, const rb_dtype *dtypes,
+                            int ndtypes)
+{
+    ceilings_plan_defaults(plan, 1, ncores, isa, 0.0, mem_avail);
+    if (nthreads > CEIL_MAX_THREADS)
+        nthreads = CEIL_MAX_THREADS;
+    plan->nthreads = nthreads;
+    for (int t = 0; t < nthreads; t++)
+        plan->threads[t] = threads[t];
+    plan->ndtypes = ndtypes;
+    for (int d = 0; d < ndtypes; d++)
+        plan->dtypes[d] = dtypes[d];
+    plan->widths[0] = plan->widths[plan->nwidths - 1];
+    plan->nwidths = 1;
+    memset(plan->bw_kernels, 0, sizeof(plan->bw_kernels));
+    plan->bw_kernels[BW_READ] = 1;
+    plan->gemm_n = 0;
+}
+
+int ceilings_check_plan(const ceilings_plan *plan, unsigned isa,
+                        double mem_avail, rb_err *e)
+{
+    int curves = 0;
+    for (int k = 0; k < BW_NKERNELS; k++)
+        curves += plan->bw_kernels[k];
+    if (plan->nwidths == 0 && curves == 0 && plan->gemm_n == 0)
+        return rb_fail(e, RB_EINPUT,
+                       "ceilings: nothing to measure (--width none, --kernel "
+                       "none and --gemm-n 0)");
+    for (int i = 0; i < plan->nwidths; i++)
+        if (!ceilings_peak_select(isa, plan->widths[i]))
+            return rb_fail(e, RB_EINPUT,
+                           "--width %u: this CPU has no usable %u-bit %s",
+                           plan->widths[i], plan->widths[i],
+                           plan->widths[i] == 512   ? "AVX-512F"
+                           : plan->widths[i] == 256 ? "AVX with FMA"
+                                                    : "vector unit");
+    if (!ceilings_stream_select(isa, plan->bw_width))
+        return rb_fail(e, RB_EINPUT,
+                       "--bw-width %u: no bandwidth kernel of that width runs "
+                       "on this CPU (128, 256 with AVX, 512 with AVX-512F)",
+                       plan->bw_width);
+    if (!(plan->size_min > 0.0) || plan->size_max < plan->size_min)
+        return rb_fail(e, RB_EINPUT,
+                       "--size %.0f:%.0f: an empty range (the end must be at "
+                       "least the start)",
+                       plan->size_min, plan->size_max);
+    if (mem_avail > 0.0 && plan->size_max > mem_avail / 2.0)
+        return rb_fail(e, RB_EINPUT,
+                       "--size ...:%.0f: working sets up to %.3g GB do not fit "
+                       "beside the %.3g GB of memory available (at most half "
+                       "of it)",
+                       plan->size_max, plan->size_max / 1e9, mem_avail / 1e9);
+    const double points = log(plan->size_max / plan->size_min) /
+                          log(plan->factor);
+    if (points + 1 > CEIL_MAX_POINTS)
+        return rb_fail(e, RB_EINPUT,
+                       "--factor %g: %.0f points in the sweep, more than %d",
+                       plan->factor, points + 1, CEIL_MAX_POINTS);
+    return check_gemm(plan, mem_avail, e);
+}
+
+/* ---- timing on a team ---------------------------------------------------- */
+
+/* Grows *reps until one run of the job lasts min_time, then times
+ * nsamples runs; returns the seconds of each in out. */
+static void sample_job(pool *team, pool_job job, void *ctx, uint64_t *reps,
+                       double min_time, int nsamples, double *out)
+{
+    double sec = pool_run(team, job, ctx); /* warm-up, discarded */
+    while (sec < min_time) {
+        double grow = sec > 0.0 ? 1.4 * min_time / sec : 1000.0;
+        grow = fmin(fmax(grow, 2.0), 1000.0);
+        *reps = (uint64_t)ceil((double)*reps * grow);
+        sec = pool_run(team, job, ctx);
+    }
+    for (int i = 0; i < nsamples; i++)
+        out[i] = pool_run(team, job, ctx);
+}
+
+static double max_of(const double *x, int n)
+{
+    double m = x[0];
+    for (int i = 1; i < n; i++)
+        m = fmax(m, x[i]);
+    return m;
+}
+
+/* ---- clock --------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t reps;
+    uint64_t sums[CEIL_MAX_THREADS];
+} clock_ctx;
+
+static void job_clock(void *arg, int tid, int nt)
+{
+    (void)nt;
+    clock_ctx *c = arg;
+    c->sums[tid] = rb_clock_chain(c->reps);
+}
+
+/* GHz of every thread of the team running the add chain at once; the best
+ * sample, as for every roof: a neighbour on a shared machine can only slow
+ * a sample down. */
+static int measure_clock(pool *team, int nt, const ceilings_plan *plan,
+                         ceil_clock *out, rb_err *e)
+{
+    clock_ctx c = {.reps = 1000};
+    double sec[CEIL_MAX_SAMPLES];
+    sample_job(team, job_clock, &c, &c.reps, plan->min_time, plan->samples,
+               sec);
+    for (int t = 0; t < nt; t++)
+        if (c.sums[t] != 64 * c.reps)
+            return rb_fail(e, RB_EMEASURE,
+                           "clock chain: thread %d summed %llu, expected %llu",
+                           t, (unsigned long long)c.sums[t],
+                           (unsigned long long)(64 * c.reps));
+    memset(out, 0, sizeof(*out));
+    out->threads = nt;
+    out->nsamples = plan->samples;
+    for (int i = 0; i < plan->samples; i++)
+        out->samples[i] = 64.0 * (double)c.reps / sec[i] / 1e9;
+    out->ghz = max_of(out->samples, plan->samples);
+    out->ghz_median = stats_median(out->samples, (size_t)plan->samples);
+    return RB_OK;
+}
+
+/* ---- peak FLOP/s --------------------------------------------------------- */
+
+enum { ACC_MAX = 24 * 16 }; /* chains x lanes of the widest variant */
+
+typedef struct {
+    uint64_t reps;
+    const rb_peak_variant *v;
+    rb_dtype dt;
+    double acc64[CEIL_MAX_THREADS][ACC_MAX];
+    float acc32[CEIL_MAX_THREADS][ACC_MAX];
+} peak_ctx;
+
+/* x < 1 keeps every accumulator bounded: acc -> y / (1 - x) = 1. */
+static const double PEAK_X = 0.75, PEAK_Y = 0.25;
+
+static double acc_start(int i)
+{
+    return 2.0 + (double)(i % 13) / 8.0;
+}
+
+static void job_peak(void *arg, int tid, int nt)
+{
+    (void)nt;
+    peak_ctx *c = arg;
+    /* Start from the same values every time so the closed form holds for
+     * the last run's repetitions alone. */
+    for (int i = 0; i < ACC_MAX; i++) {
+        c->acc64[tid][i] = acc_start(i);
+        c->acc32[tid][i] = (float)acc_start(i);
+    }
+    if (c->dt == RB_F64)
+        c->v->f64(c->reps, PEAK_X, PEAK_Y, c->acc64[tid]);
+    else
+        c->v->f32(c->reps, (float)PEAK_X, (float)PEAK_Y, c->acc32[tid]);
+}
+
+static unsigned lanes_of(unsigned bits, rb_dtype dt)
+{
+    return bits == 64 ? 1 : bits / (8 * (unsigned)rb_dtype_size(dt));
+}
+
+/* The largest error of the accumulators against their closed form:
+ * acc_n = f + x^n (acc_0 - f), f = 1. */
+static double peak_error(const peak_ctx *c, int nt, unsigned vals)
+{
+    const long double xn = powl((long double)(c->dt == RB_F64 ? PEAK_X
+                                                              : (float)PEAK_X),
+                                (long double)c->reps);
+    double max_err = 0.0;
+    for (int t = 0; t < nt; t++)
+        for (unsigned i = 0; i < vals; i++) {
+            const double got =
+                c->dt == RB_F64 ? c->acc64[t][i] : c->acc32[t][i];
+            const double want =
+                (double)(1.0L + xn * (acc_start((int)i) - 1.0L));
+            const double err = isfinite(got) ? fabs(got - want) : INFINITY;
+            max_err = fmax(max_err, err);
+        }
+    return max_err;
+}
+
+/* One round of a peak figure: nsamples samples of the variant on the team,
+ * checked, with the FLOPs per cycle and the theoretical peak beside. */
+static int measure_peak(pool *team, int nt, const rb_peak_variant *v,
+                        rb_dtype dt, const ceilings_plan *plan, int nsamples,
+                        const host_cpu *cpu, double ghz, ceil_peak *out,
+                        rb_err *e)
+{
+    peak_ctx *c = calloc(1, sizeof(*c));
+    if (!c)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    c->reps = 1000;
+    c->v = v;
+    c->dt = dt;
+    double sec[CEIL_MAX_SAMPLES];
+    sample_job(team, job_peak, c, &c->reps, plan->min_time, nsamples, sec);
+    const unsigned lanes = lanes_of(v->bits, dt);
+    const unsigned vals = v->chains * lanes;
+    const double max_err = peak_error(c, nt, vals);
+    const uint64_t reps = c->reps;
+    free(c);
+    /* A fixed-point iteration settles within a few ulps of 1. */
+    const double tol = 64.0 * rb_dtype_eps(dt);
+    if (!(max_err <= tol))
+        return rb_fail(e, RB_EMEASURE,
+                       "peak kernel %s %s: result off its closed form by %g "
+                       "(tolerance %g)",
+                       v->name, rb_dtype_name(dt), max_err, tol);
+    memset(out, 0, sizeof(*out));
+    const double flops = (double)reps * vals * 2.0 * nt;
+    for (int i = 0; i < nsamples; i++)
+        out->samples[i] = flops / sec[i] / 1e9;
+    out->nsamples = nsamples;
+    out->dt = dt;
+    out->v = v;
+    out->threads = nt;
+    out->lanes = lanes;
+    out->gflops = max_of(out->samples, nsamples);
+    out->gflops_median = stats_median(out->samples, (size_t)nsamples);
+    out->fpc = out->gflops / nt / ghz;
+    out->pipes = ceilings_fma_pipes(cpu, v->bits, &out->pipes_source);
+    out->pipes_known = out->pipes > 0;
+    if (!out->pipes_known) {
+        /* Not in the table: infer the pipes from what was measured, and
+         * say so, so that a ratio of 1 is not mistaken for a check. */
+        out->pipes = (int)fmax(1.0, round(out->fpc / (lanes * 2.0)));
+        out->pipes_source = "inferred from the measured FLOPs per cycle "
+                            "(microarchitecture not in the table)";
+    }
+    out->theoretical = ceilings_theoretical_gflops(nt, ghz, lanes, out->pipes);
+    out->ratio = out->gflops / out->theoretical;
+    out->iterations = reps;
+    out->max_err = max_err;
+    out->rounds = 1;
+    return RB_OK;
+}
+
+/* Data cache levels hwloc reports (L1 to L5), which a curve shows no more
+ * of, and what the team's threads hold in each together: the sizes of the
+ * distinct caches above their PUs (0 where none is found). Returns the
+ * number of levels, 0 when hwloc reports none (no cap then). */
+static size_t team_caches(hwloc_topology_t topo, const pin_plan *pins,
+                          double bytes[5])
+{
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+        HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (hwloc_get_nbobjs_by_type(topo, types[i]) <= 0)
+            continue;
+        hwloc_obj_t seen[CEIL_MAX_THREADS];
+        int nseen = 0;
+        double sum = 0.0;
+        for (int t = 0; t < pins->nthreads && t < CEIL_MAX_THREADS; t++) {
+            const hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(
+                topo, pins->pu[t], HWLOC_OBJ_PU, 0);
+            const hwloc_obj_t c =
+                pu ? hwloc_get_ancestor_obj_by_type(topo, types[i], pu) : NULL;
+            int dup = !c;
+            for (int j = 0; j < nseen && !dup; j++)
+                dup = seen[j] == c;
+            if (dup)
+                continue;
+            seen[nseen++] = c;
+            sum += (double)c->attr->cache.size;
+        }
+        bytes[n++] = sum;
+    }
+    return n;
+}
+
+/* ---- GEMM: the practical compute roof ------------------------------------ */
+
+static int measure_gemm(hwloc_topology_t topo, int nt, rb_dtype dt,
+                        const ceilings_plan *plan, ceil_gemm *out, int *done,
+                        rb_err *e)
+{
+    harness_plan hp;
+    gemm_plan(plan, nt, dt, &hp);
+    harness_result res;
+    memset(&res, 0, sizeof(res));
+    const int rc = harness_run(topo, &hp, &res, NULL, NULL, e);
+    *done = rc == RB_OK && res.nrows == 1;
+    if (*done) {
+        const harness_row *r = &res.rows[0];
+        memset(out, 0, sizeof(*out));
+        out->dt = dt;
+        out->threads = nt;
+        out->n = plan->gemm_n;
+        out->nsamples = r->nsamples;
+        for (int i = 0; i < r->nsamples; i++)
+            out->samples[i] = (double)r->counts.flops / r->samples[i] / 1e9;
+        out->gflops = max_of(out->samples, r->nsamples);
+        out->gflops_median = stats_median(out->samples, (size_t)r->nsamples);
+        snprintf(out->corename, sizeof(out->corename), "%s",
+                 openblas_get_corename());
+        out->max_err = fmax(r->check_before.max_err, r->check_after.max_err);
+    }
+    harness_result_free(&res);
+    return rc;
+}
+
+/* ---- caches: reported against measured ------------------------------------ */
+
+/* The 1-thread read curve's levels, or NULL. */
+static const ceil_curve *one_thread_read(const ceilings_result *res)
+{
+    for (int i = 0; i < res->ncurves; i++)
+        if (res->curves[i].threads == 1 && res->curves[i].kernel == BW_READ)
+            return &res->curves[i];
+    return NULL;
+}
+
+/* One cache level as hwloc reports it, beside where the read curve's
+ * plateau of that name ends. A reported size is implausible when the
+ * measured end is more than 4x away from it, or when a cache claims more
+ * than 64 MiB per core (as CPUID does in some virtual machines). */
+static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
+                          int level, const ceil_curve *read, ceil_cache *c)
+{
+    const int count = hwloc_get_nbobjs_by_type(topo, type);
+    const int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
+    memset(c, 0, sizeof(*c));
+    snprintf(c->level, sizeof(c->level), "L%d", level);
+    c->reported_bytes = (double)o->attr->cache.size;
+    c->count = count;
+    c->per_core = c->reported_bytes * count / (ncores > 0 ? ncores : 1);
+    for (size_t k = 0; read && k < read->nlevels; k++)
+        if (strcmp(read->levels[k].name, c->level) == 0) {
+            c->last = read->levels[k].last_bytes;
+            c->next = read->levels[k].next_bytes;
+        }
+    const double size = c->reported_bytes, end = c->last, next = c->next;
+    c->plausible = 1;
+    if (c->per_core > 64.0 * 1024 * 1024) {
+        c->plausible = 0;
+        snprintf(c->note, sizeof(c->note),
+                 "implausible: %.0f MiB per core reported",
+                 c->per_core / 1048576.0);
+    } else if (end <= 0.0) {
+        snprintf(c->note, sizeof(c->note),
+                 "no plateau named L%d was found to compare with", level);
+    } else if (size > 4.0 * (next > 0 ? next : end) || size < end / 4.0) {
+        c->plausible = 0;
+        snprintf(c->note, sizeof(c->note),
+                 "implausible: the measured plateau ends between %.0f and "
+                 "%.0f KiB",
+                 end / 1024, next / 1024);
+    } else {
+        snprintf(c->note, sizeof(c->note),
+                 "consistent with the plateau ending between %.0f and %.0f "
+                 "KiB",
+                 end / 1024, next / 1024);
+    }
+}
+
+static void compare_caches(hwloc_topology_t topo, ceilings_result *res)
+{
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE};
+    const ceil_curve *read = one_thread_read(res);
+    for (int i = 0; i < 3; i++)
+        if (hwloc_get_nbobjs_by_type(topo, types[i]) > 0)
+            compare_cache(topo, types[i], i + 1, read,
+                          &res->caches[res->ncaches++]);
+}
+
+/* ---- one team ------------------------------------------------------------- */
+
+static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
+{
+    interrupt_lock();
+    res->peaks[res->npeaks++] = *pk;
+    interrupt_unlock();
+    progress_say("peak %s %-11s %d thread%s: %8.2f GFLOP/s, %5.2f FLOP/cycle "
+                 "per core, %3.0f%% of %.2f theoretical",
+                 rb_dtype_name(pk->dt), pk->v->name, pk->threads,
+                 rb_plural(pk->threads), pk->gflops, pk->fpc,
+                 100.0 * pk->ratio, pk->theoretical);
+    if (pk->gflops > t->peak[pk->dt]) {
+        t->peak[pk->dt] = pk->gflops;
+        t->variant[pk->dt] = pk->v->name;
+    }
+}
+
+/* Peaks in CEIL_PASSES rounds over every dtype and width, each round taking
+ * its share of the samples; each figure keeps the better round (and all
+ * samples), so a neighbour that slows the machine for a few seconds does
+ * not set a roof. A figure joins the result when its last round is done. */
+static int team_peaks(pool *team, int nt, const ceilings_plan *plan,
+                      const host_cpu *cpu, ceilings_result *res, ceil_team *t,
+                      rb_err *e)
+{
+    static ceil_peak round0[RB_NDTYPES][CEIL_MAX_WIDTHS];
+    const unsigned isa = host_isa_mask(cpu);
+    const int per_round = (plan->samples + CEIL_PASSES - 1) / CEIL_PASSES;
+    for (int r = 0; r < CEIL_PASSES; r++)
+        for (int d = 0; d < plan->ndtypes; d++)
+            for (int w = 0; w < plan->nwidths; w++) {
+                if (interrupt_requested())
+                    return RB_OK;
+                ceil_peak pk;
+                const int rc = measure_peak(
+                    team, nt, ceilings_peak_select(isa, plan->widths[w]),
+                    plan->dtypes[d], plan, per_round < 2 ? 2 : per_round, cpu,
+                    t->ghz, &pk, e);
+                if (rc)
+                    return rc;
+                if (r == 0) {
+                    round0[d][w] = pk;
+                    continue;
+                }
+                ceil_peak keep = pk.gflops > round0[d][w].gflops ? pk
+                                                                 : round0[d][w];
+                const ceil_peak *first = &round0[d][w];
+                memcpy(keep.samples, first->samples,
+                       (size_t)first->nsamples * sizeof(double));
+                memcpy(keep.samples + first->nsamples, pk.samples,
+                       (size_t)pk.nsamples * sizeof(double));
+                keep.nsamples = first->nsamples + pk.nsamples;
+                keep.rounds = CEIL_PASSES;
+                add_peak(res, &keep, t);
+            }
+    return RB_OK;
+}
+
+static void say_curve(const ceil_curve *cv)
+{
+    char line[400];
+    int used = snprintf(line, sizeof(line), "bandwidth %-5s %d thread%s:",
+                        bw_kernel_name(cv->kernel), cv->threads,
+                        rb_plural(cv->threads));
+    for (size_t i = 0; i < cv->nlevels && used < (int)sizeof(line); i++)
+        used += snprintf(line + used, sizeof(line) - (size_t)used,
+                         " %s %.1f GB/s (to %.0f KiB)", cv->levels[i].name,
+                         cv->levels[i].gbs, cv->levels[i].last_bytes / 1024);
+    progress_say("%s", line);
+}
+
+static int team_curves(hwloc_topology_t topo, pool *team,
+                       const pin_plan *pins, const ceilings_plan *plan,
+                       unsigned isa, ceilings_result *res, ceil_team *t,
+                       rb_err *e)
+{
+    double cache_bytes[5];
+    const size_t ncache = team_caches(topo, pins, cache_bytes);
+    for (int k = 0; k < BW_NKERNELS; k++) {
+        if (!plan->bw_kernels[k] || interrupt_requested())
+            continue;
+        ceil_curve cv;
+        const int rc = ceilings_bw_curve(team, pins->nthreads, (bw_kernel)k,
+                                         plan, isa, ncache, cache_bytes, &cv,
+                                         e);
+        if (rc || cv.npoints == 0) {
+            free(cv.points);
+            return rc;
+        }
+        interrupt_lock();
+        if (k == BW_READ)
+            t->read = res->ncurves;
+        res->curves[res->ncurves++] = cv;
+        interrupt_unlock();
+        say_curve(&cv);
+    }
+    return RB_OK;
+}
+
+static int team_gemms(hwloc_topology_t topo, int nt,
+                      const ceilings_plan *plan, ceilings_result *res,
+                      ceil_team *t, rb_err *e)
+{
+    for (int d = 0; plan->gemm_n > 0 && d < plan->ndtypes; d++) {
+        if (interrupt_requested())
+            return RB_OK;
+        ceil_gemm g;
+        int done = 0;
+        const int rc = measure_gemm(topo, nt, plan->dtypes[d], plan, &g,
+                                    &done, e);
+        if (rc || !done)
+            return rc;
+        interrupt_lock();
+        res->gemms[res->ngemms++] = g;
+        interrupt_unlock();
+        t->gemm[g.dt] = g.gflops;
+        progress_say("OpenBLAS %cgemm n=%zu, %d thread%s: %.2f GFLOP/s (core "
+                     "%s)",
+                     g.dt == RB_F32 ? 's' : 'd', g.n, nt, rb_plural(nt),
+                     g.gflops, g.corename);
+    }
+    return RB_OK;
+}
+
+/* Everything measured on one team of nt pinned threads: the clock, the
+ * peaks and the bandwidth curves on the team, then the GEMM roof through
+ * the harness (which pins its own team). The team's roofline joins the
+ * result only when all of it is done. */
+static int measure_team(hwloc_topology_t topo, int nt,
+                        const ceilings_plan *plan, const host_cpu *cpu,
+                        ceilings_result *res, rb_err *e)
+{
+    ceil_team t = {.threads = nt, .read = -1};
+    pin_plan pins;
+    pool *team = NULL;
+    int rc = pin_plan_make(topo, nt, &pins, e);
+    if (rc)
+        return rc;
+    rc = pool_create(topo, &pins, &team, e);
+    ceil_clock clk;
+    if (!rc)
+        rc = measure_clock(team, nt, plan, &clk, e);
+    if (!rc) {
+        interrupt_lock();
+        res->clocks[res->nclocks++] = clk;
+        interrupt_unlock();
+        t.ghz = clk.ghz;
+        progress_say("clock, %d thread%s: %.3f GHz", nt, rb_plural(nt),
+                     clk.ghz);
+        rc = team_peaks(team, nt, plan, cpu, res, &t, e);
+    }
+    if (!rc)
+        rc = team_curves(topo, team, &pins, plan, host_isa_mask(cpu), res, &t,
+                         e);
+    pool_destroy(team);
+    rc = pin_unbind_self_after(topo, rc, e);
+    if (!rc)
+        rc = team_gemms(topo, nt, plan, res, &t, e);
+    pin_plan_free(&pins);
+    if (!rc && !interrupt_requested()) {
+        interrupt_lock();
+        res->teams[res->nteams++] = t;
+        interrupt_unlock();
+    }
+    return rc;
+}
+
+int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
+                     const host_cpu *cpu, ceilings_result *res, rb_err *e)
+{
+    interrupt_lock();
+    res->plan = *plan;
+    res->os_mhz = host_os_mhz(&res->os_source);
+    interrupt_unlock();
+    openblas_set_num_threads(1);
+    int rc = RB_OK;
+    for (int t = 0; t < plan->nthreads && !rc && !interrupt_requested(); t++)
+        rc = measure_team(topo, plan->threads[t], plan, cpu, res, e);
+    interrupt_lock();
+    if (!rc && !interrupt_requested())
+        compare_caches(topo, res);
+    res->interrupted = interrupt_requested() != 0;
+    interrupt_unlock();
+    return rc;
+}
+
+void ceilings_result_free(ceilings_result *res)
+{
+    for (int i = 0; i < res->ncurves; i++)
+        free(res->curves[i].points);
+    res->ncurves = 0;
+}

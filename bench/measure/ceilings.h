@@ -1,0 +1,217 @@
+/* The host's own ceilings, measured: core clock, peak FLOP/s per dtype and
+ * vector width, bandwidth against working-set size for five kernels with
+ * the memory levels found in each curve, and OpenBLAS GEMM (through the
+ * harness) as the practical compute roof. The result is a struct; the
+ * reporters (report_ceilings.h) render it as ceilings.json, the host
+ * profile that `run` judges kernels against, and as CSV, text and a
+ * chart. */
+#ifndef ROOFBENCH_CEILINGS_H
+#define ROOFBENCH_CEILINGS_H
+
+#include <hwloc.h>
+
+#include "ceiling.h"
+#include "error.h"
+#include "host.h"
+#include "kernel.h"
+#include "plateau.h"
+#include "pool.h"
+#include "region.h"
+
+enum {
+    CEIL_MAX_THREADS = 16,
+    CEIL_MAX_WIDTHS = 4,
+    CEIL_MAX_POINTS = 256,
+    CEIL_MAX_LEVELS = 8,
+    CEIL_MAX_SAMPLES = 64,
+    CEIL_PASSES = 2
+};
+
+typedef enum {
+    BW_READ = 0,
+    BW_WRITE,
+    BW_COPY,
+    BW_TRIAD,
+    BW_SCHOENAUER,
+    BW_NKERNELS
+} bw_kernel;
+
+const char *bw_kernel_name(bw_kernel k);
+/* Arrays a kernel streams: 1, 1, 2, 3 or 4. */
+int bw_kernel_streams(bw_kernel k);
+
+/* Each thread's bandwidth streams lie in one rb_region (region.h): unit
+ * RB_REGION_SPAN and this shift, so the first 64 KiB of every stream stay
+ * clear of L1 utag aliasing whatever the sweep's size, and the streams
+ * are staggered by three cache lines within a page. */
+#define BW_STREAM_SHIFT ((size_t)(64 << 10) + 192)
+
+typedef struct {
+    int threads[CEIL_MAX_THREADS];
+    int nthreads;
+    rb_dtype dtypes[RB_NDTYPES];
+    int ndtypes;
+    unsigned widths[CEIL_MAX_WIDTHS]; /* bits: 64, 128, 256, 512          */
+    int nwidths;
+    int bw_kernels[BW_NKERNELS];      /* which bandwidth kernels to sweep  */
+    unsigned bw_width;                /* vector width of the sweep         */
+    double size_min, size_max;        /* working set, all threads, bytes   */
+    double past_cache_bytes;          /* a working set past every cache:
+                                         max(1 GiB, 4x the caches hwloc
+                                         reports); DRAM is named only when
+                                         the sweep reaches it              */
+    double factor;                    /* geometric step of the sweep       */
+    double bw_target_bytes;           /* traffic per sample, about         */
+    double min_time;                  /* seconds per peak/clock sample     */
+    int samples;
+    size_t gemm_n;                    /* 0: no GEMM roof                   */
+} ceilings_plan;
+
+/* ---- the result --------------------------------------------------------- */
+
+typedef struct {
+    int threads;
+    double ghz, ghz_median;         /* best and median sample           */
+    double samples[CEIL_MAX_SAMPLES];
+    int nsamples;
+} ceil_clock;
+
+typedef struct {
+    rb_dtype dt;
+    const rb_peak_variant *v;
+    int threads;
+    unsigned lanes;
+    double gflops, gflops_median;   /* of the better of the rounds      */
+    double fpc;                     /* FLOPs per cycle per core         */
+    double theoretical, ratio;      /* GFLOP/s, and best / that         */
+    int pipes, pipes_known;
+    const char *pipes_source;
+    uint64_t iterations;            /* per sample, of the better round  */
+    double samples[CEIL_MAX_SAMPLES]; /* every round's                  */
+    int nsamples, rounds;
+    double max_err;                 /* against the closed form          */
+} ceil_peak;
+
+typedef struct {
+    double bytes;                   /* working set, all threads         */
+    double gbs, gbs_best;           /* median and best sample           */
+    double passes;                  /* over the working set per sample  */
+    double samples[CEIL_MAX_SAMPLES];
+    int nsamples;
+} ceil_point;
+
+typedef struct {
+    bw_kernel kernel;
+    int threads, streams;
+    const char *variant;
+    unsigned width_bits;
+    ceil_point *points;
+    size_t npoints;
+    plateau levels[CEIL_MAX_LEVELS];
+    size_t nlevels;
+} ceil_curve;
+
+typedef struct {
+    rb_dtype dt;
+    int threads;
+    size_t n;
+    double gflops, gflops_median;
+    char corename[32];
+    double samples[CEIL_MAX_SAMPLES]; /* GFLOP/s                        */
+    int nsamples;
+    double max_err;                 /* verification against the reference */
+} ceil_gemm;
+
+typedef struct {
+    char level[8];
+    double reported_bytes, per_core;
+    int count;
+    double last, next;              /* the plateau's end; 0: none found */
+    int plausible;
+    char note[256];
+} ceil_cache;
+
+/* One thread count's roofline: its best peak per dtype, GEMM, and the
+ * levels of its read curve. */
+typedef struct {
+    int threads;
+    double ghz;
+    double peak[RB_NDTYPES];        /* 0: not measured                  */
+    const char *variant[RB_NDTYPES];
+    double gemm[RB_NDTYPES];        /* 0: not measured                  */
+    int read;                       /* index of its read curve, or -1   */
+} ceil_team;
+
+enum { CEIL_MAX_PEAKS = CEIL_MAX_THREADS * RB_NDTYPES * CEIL_MAX_WIDTHS,
+       CEIL_MAX_CURVES = CEIL_MAX_THREADS * BW_NKERNELS };
+
+typedef struct {
+    ceilings_plan plan;
+    double os_mhz;                  /* 0: the OS reports none           */
+    const char *os_source;
+    ceil_clock clocks[CEIL_MAX_THREADS];
+    int nclocks;
+    ceil_peak peaks[CEIL_MAX_PEAKS];
+    int npeaks;
+    ceil_curve curves[CEIL_MAX_CURVES];
+    int ncurves;
+    ceil_gemm gemms[CEIL_MAX_THREADS * RB_NDTYPES];
+    int ngemms;
+    ceil_cache caches[3];
+    int ncaches;
+    ceil_team teams[CEIL_MAX_THREADS];
+    int nteams;
+    int interrupted;                /* stopped by a signal: what is here
+                                       finished, the rest is missing     */
+} ceilings_result;
+
+/* The best variant for a width that an ISA mask allows (FMA before
+ * multiply + add), or NULL. Never returns a variant the mask lacks. */
+const rb_peak_variant *ceilings_peak_select(unsigned isa, unsigned bits);
+const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits);
+
+/* FMA instructions of a width the core can start per cycle, from a table
+ * of microarchitectures; 0 when the CPU is not in the table. *source names
+ * the table row. */
+int ceilings_fma_pipes(const host_cpu *cpu, unsigned bits,
+                       const char **source);
+
+/* Theoretical peak: threads x GHz x lanes x 2 x pipes, in GFLOP/s. */
+double ceilings_theoretical_gflops(int threads, double ghz, unsigned lanes,
+                                   int pipes);
+
+/* Fills the plan's defaults for this machine (full or quick). */
+void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
+                            unsigned isa, double llc_bytes, double mem_avail);
+
+/* The quick roofline `run`, `orders` and `model --profile host` need when
+ * no ceilings file is given: clock, peak at the widest vector width for
+ * the dtypes, and the read sweep (4 KiB to 1 GiB) for the thread counts. */
+void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
+                            double mem_avail, const int *threads,
+                            int nthreads, const rb_dtype *dtypes,
+                            int ndtypes);
+
+/* Checks a plan against this machine before anything runs: something to
+ * measure, widths the CPU has, sizes that fit. */
+int ceilings_check_plan(const ceilings_plan *plan, unsigned isa,
+                        double mem_avail, rb_err *e);
+
+/* Runs the plan into res (allocate it zeroed), one progress line per
+ * finished step. What is finished is added under interrupt_lock(); on an
+ * interrupt the step in flight is dropped and res->interrupted set, and
+ * RB_OK is returned. */
+int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
+                     const host_cpu *cpu, ceilings_result *res, rb_err *e);
+
+void ceilings_result_free(ceilings_result *res);
+
+/* The sweep of one bandwidth kernel on one team (bandwidth.c); the points
+ * are allocated into out. Returns RB_OK with out->npoints 0 when
+ * interrupted. */
+int ceilings_bw_curve(pool *team, int nt, bw_kernel k,
+                      const ceilings_plan *plan, unsigned isa,
+                      size_t cache_levels, const double *cache_bytes,
+                      ceil_curve *out, rb_err *e);
+
+#endif

@@ -1,0 +1,47 @@
+/* Stopping on SIGINT and SIGTERM within half a second, with the finished
+ * parts kept.
+ *
+ * The handler only notes the signal and wakes a watcher thread. The code
+ * that measures polls interrupt_requested() between steps and stops; the
+ * command then writes what it has, marked interrupted, and exits 130
+ * (SIGINT) or 143 (SIGTERM). A step that cannot be cut short (one call of
+ * a slow kernel takes seconds) would hold that up, so the watcher waits a
+ * grace period and then does it itself: it takes the data lock, calls the
+ * rescue the command registered (which writes the documents from what is
+ * finished), and ends the process.
+ *
+ * Whatever the rescue reads is changed only under interrupt_lock(), and
+ * the main thread calls interrupt_finish() before it writes the documents
+ * itself, so the two never write at once. */
+#ifndef ROOFBENCH_INTERRUPT_H
+#define ROOFBENCH_INTERRUPT_H
+
+#include "error.h"
+
+/* Writes the finished parts, marked interrupted; runs on the watcher. */
+typedef void (*interrupt_rescue)(void *ctx, int sig);
+
+/* Seconds the watcher gives the main thread to stop on its own. */
+#define INTERRUPT_GRACE_S 0.3
+
+/* Installs the handlers and starts the watcher (once per process; a later
+ * call replaces the rescue). rescue may be NULL: the process then just
+ * exits with the signal's status after the grace period. */
+int interrupt_install(interrupt_rescue rescue, void *ctx, rb_err *e);
+
+/* 0, or the signal that asked to stop (SIGINT or SIGTERM). */
+int interrupt_requested(void);
+
+/* Around every change to what the rescue reads. */
+void interrupt_lock(void);
+void interrupt_unlock(void);
+
+/* The main thread is done measuring and writes the documents itself: from
+ * here on the watcher never rescues. Returns interrupt_requested(); when
+ * the watcher has already begun a rescue, never returns. */
+int interrupt_finish(void);
+
+/* 130 for SIGINT, 143 for SIGTERM (128 + the signal). */
+int interrupt_exit_status(int sig);
+
+#endif

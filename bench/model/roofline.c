@@ -1,0 +1,345 @@
+#include "roofline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "text.h"
+
+int roofline_level_name_ok(const char *name)
+{
+    return text_is_name(name, 15, "-");
+}
+
+/* Plausible figures of one host: a tenth of a MB/s to ten PB/s, a
+ * thousandth of a GFLOP/s to an EFLOP/s, working sets of a byte to an
+ * exabyte. A document outside them was edited or broken. */
+static const struct {
+    const char *what;
+    double lo, hi;
+} ranges[] = {
+    {"a bandwidth in GB/s", 1e-3, 1e7},
+    {"a peak in GFLOP/s", 1e-3, 1e9},
+    {"a working set in bytes", 1.0, 1e18},
+};
+enum { R_GBS, R_GFLOPS, R_BYTES };
+
+typedef struct {
+    const char *what; /* "--ceilings 'file'" */
+    rb_err *e;
+} reader;
+
+/* The number at o[key] (o an array index when key is NULL), checked
+ * against its range; field names it in the error, e.g.
+ * "roofline[0].levels[1].gbs". */
+static int number(reader *rd, const json_t *v, const char *field, int range,
+                  int required, double *out)
+{
+    if (!v && !required) {
+        *out = 0.0;
+        return RB_OK;
+    }
+    if (!json_is_number(v))
+        return rb_fail(rd->e, RB_EINPUT, "%s: %s: %s", rd->what, field,
+                       v ? "not a number" : "missing");
+    const double x = json_number_value(v);
+    if (!(x >= ranges[range].lo && x <= ranges[range].hi))
+        return rb_fail(rd->e, RB_EINPUT,
+                       "%s: %s = %g: not %s (%g to %g)", rd->what, field, x,
+                       ranges[range].what, ranges[range].lo, ranges[range].hi);
+    *out = x;
+    return RB_OK;
+}
+
+static int read_level(reader *rd, const json_t *lv, const char *at,
+                      roof_level *l)
+{
+    char field[160];
+    const char *name = json_string_value(json_object_get(lv, "name"));
+    if (!name || !roofline_level_name_ok(name)) {
+        char shown[64];
+        text_escape(name ? name : "", shown, sizeof(shown));
+        return rb_fail(rd->e, RB_EINPUT,
+                       "%s: %s.name: '%s' is not a level name (letters, "
+                       "digits and '-', at most 15)",
+                       rd->what, at, shown);
+    }
+    snprintf(l->name, sizeof(l->name), "%s", name);
+    static const char *const keys[3] = {"gbs", "starts_bytes", "ends_bytes"};
+    double *dst[3] = {&l->gbs, &l->starts_bytes, &l->ends_bytes};
+    for (int k = 0; k < 3; k++) {
+        snprintf(field, sizeof(field), "%.100s.%s", at, keys[k]);
+        const int rc = number(rd, json_object_get(lv, keys[k]), field,
+                              k ? R_BYTES : R_GBS, 1, dst[k]);
+        if (rc)
+            return rc;
+    }
+    if (l->ends_bytes < l->starts_bytes)
+        return rb_fail(rd->e, RB_EINPUT, "%s: %s ends before it starts",
+                       rd->what, at);
+    return RB_OK;
+}
+
+static int read_curve(reader *rd, const json_t *curve, int ti, roof_team *t)
+{
+    size_t j;
+    json_t *pt;
+    char field[96];
+    json_array_foreach(curve, j, pt)
+    {
+        if (t->npoints == ROOF_MAX_POINTS)
+            break;
+        snprintf(field, sizeof(field), "roofline[%d].curve[%zu]", ti, j);
+        int rc = number(rd, json_array_get(pt, 0), field, R_BYTES, 1,
+                        &t->curve_bytes[t->npoints]);
+        if (!rc)
+            rc = number(rd, json_array_get(pt, 1), field, R_GBS, 1,
+                        &t->curve_gbs[t->npoints]);
+        if (rc)
+            return rc;
+        t->npoints++;
+    }
+    return RB_OK;
+}
+
+static int read_team(reader *rd, const json_t *team, int ti, roof_team *t)
+{
+    memset(t, 0, sizeof(*t));
+    char field[96];
+    const json_t *th = json_object_get(team, "threads");
+    if (!json_is_integer(th) || json_integer_value(th) < 1 ||
+        json_integer_value(th) > 4096)
+        return rb_fail(rd->e, RB_EINPUT,
+                       "%s: roofline[%d].threads: not a thread count",
+                       rd->what, ti);
+    t->threads = (int)json_integer_value(th);
+    const json_t *peak = json_object_get(team, "peak_gflops");
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        snprintf(field, sizeof(field), "roofline[%d].peak_gflops.%s", ti,
+                 rb_dtype_name((rb_dtype)d));
+        const int rc = number(rd, json_object_get(peak, rb_dtype_name(
+                                                            (rb_dtype)d)),
+                              field, R_GFLOPS, 0, &t->peak_gflops[d]);
+        if (rc)
+            return rc;
+    }
+    size_t j;
+    json_t *lv;
+    json_array_foreach(json_object_get(team, "levels"), j, lv)
+    {
+        if (t->nlevels == ROOF_MAX_LEVELS)
+            break;
+        snprintf(field, sizeof(field), "roofline[%d].levels[%zu]", ti, j);
+        const int rc = read_level(rd, lv, field, &t->levels[t->nlevels]);
+        if (rc)
+            return rc;
+        t->nlevels++;
+    }
+    return read_curve(rd, json_object_get(team, "curve"), ti, t);
+}
+
+int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
+                      rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    reader rd = {.what = what, .e = e};
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    const json_t *ver = json_object_get(doc, "schema_version");
+    if (!schema || strcmp(schema, "roofbench.ceilings") != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: not a roofbench ceilings file (schema %s)", what,
+                       schema && text_is_name(schema, 40, ".") ? schema
+                                                               : "missing");
+    if (!json_is_integer(ver) ||
+        json_integer_value(ver) != CEILINGS_SCHEMA_VERSION)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: schema version %lld, this roofbench reads version "
+                       "%d",
+                       what, json_is_integer(ver) ? json_integer_value(ver) : -1,
+                       CEILINGS_SCHEMA_VERSION);
+    const char *status = json_string_value(json_object_get(doc, "status"));
+    if (status && strcmp(status, "complete") != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: the measurement did not complete (status %s): "
+                       "measure the ceilings again",
+                       what,
+                       text_is_name(status, 20, "") ? status : "unknown");
+    const char *host = json_string_value(
+        json_object_get(json_object_get(doc, "context"), "host"));
+    snprintf(r->host, sizeof(r->host), "%s", host ? host : "");
+    size_t i;
+    json_t *team;
+    json_array_foreach(json_object_get(doc, "roofline"), i, team)
+    {
+        if (r->nteams == ROOF_MAX_TEAMS)
+            break;
+        const int rc = read_team(&rd, team, (int)i, &r->teams[r->nteams]);
+        if (rc)
+            return rc;
+        for (size_t k = 0; k < r->nteams; k++)
+            if (r->teams[k].threads == r->teams[r->nteams].threads)
+                return rb_fail(e, RB_EINPUT,
+                               "%s: roofline[%zu]: %d threads twice", what, i,
+                               r->teams[k].threads);
+        r->nteams++;
+    }
+    if (r->nteams == 0)
+        return rb_fail(e, RB_EINPUT, "%s: holds no roofline", what);
+    return RB_OK;
+}
+
+int roofline_load(const char *path, const char *host, roofline *r,
+                  json_t **doc, rb_err *e)
+{
+    char shown[512];
+    text_escape(path, shown, sizeof(shown));
+    *doc = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "--ceilings '%s': %s", shown,
+                       strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return rb_fail(e, RB_EINPUT,
+                       "--ceilings '%s': a folder, not a ceilings file (give "
+                       "the ceilings.json in it)",
+                       shown);
+    json_error_t je;
+    *doc = json_load_file(path, 0, &je);
+    if (!*doc)
+        return rb_fail(e, RB_EINPUT, "--ceilings '%s': not JSON (line %d: %s)",
+                       shown, je.line, je.text);
+    char what[600];
+    snprintf(what, sizeof(what), "--ceilings '%s'", shown);
+    int rc = roofline_from_doc(*doc, what, r, e);
+    if (rc == RB_OK && strcmp(r->host, host) != 0) {
+        char other[64];
+        text_escape(r->host, other, sizeof(other));
+        rc = rb_fail(e, RB_EINPUT,
+                     "--ceilings '%s': measured on host '%s', this is '%s'",
+                     shown, other, host);
+    }
+    if (rc) {
+        json_decref(*doc);
+        *doc = NULL;
+    }
+    return rc;
+}
+
+/* The read curve at working set ws, interpolated in log-log. */
+static double curve_at(const roof_team *t, double ws)
+{
+    for (size_t i = 1; i < t->npoints; i++)
+        if (ws <= t->curve_bytes[i]) {
+            const double x0 = log(t->curve_bytes[i - 1]),
+                         x1 = log(t->curve_bytes[i]);
+            const double y0 = log(t->curve_gbs[i - 1]),
+                         y1 = log(t->curve_gbs[i]);
+            const double f = x1 > x0 ? (log(ws) - x0) / (x1 - x0) : 0.0;
+            return exp(y0 + f * (y1 - y0));
+        }
+    return t->npoints ? t->curve_gbs[t->npoints - 1] : 0.0;
+}
+
+/* The level a working set falls in. Inside a plateau: that level. Below
+ * the first or past the last: the first or the last. Between two plateaus
+ * (a transition, where the working set spills from one level to the
+ * next): the bandwidth the read curve shows at that size, interpolated in
+ * log-log, under the name of both levels; the level's own figure when the
+ * document has no curve. */
+static roof_level level_of(const roof_team *t, double ws)
+{
+    roof_level lv = t->levels[t->nlevels - 1];
+    if (ws <= t->levels[0].ends_bytes)
+        lv = t->levels[0];
+    for (size_t i = 0; i < t->nlevels; i++) {
+        if (ws >= t->levels[i].starts_bytes && ws <= t->levels[i].ends_bytes)
+            return t->levels[i];
+        if (i + 1 < t->nlevels && ws > t->levels[i].ends_bytes &&
+            ws < t->levels[i + 1].starts_bytes) {
+            snprintf(lv.name, sizeof(lv.name), "%.7s>%.7s", t->levels[i].name,
+                     t->levels[i + 1].name);
+            lv.starts_bytes = t->levels[i].ends_bytes;
+            lv.ends_bytes = t->levels[i + 1].starts_bytes;
+            lv.gbs = t->npoints ? curve_at(t, ws) : t->levels[i + 1].gbs;
+            return lv;
+        }
+    }
+    return lv;
+}
+
+int roofline_bound(const roofline *r, int threads, rb_dtype dt,
+                   uint64_t flops, uint64_t bytes, double measured_gflops,
+                   roof_bound *out, char *why, size_t whylen)
+{
+    const roof_team *t = NULL;
+    char have[128] = "";
+    for (size_t i = 0; i < r->nteams; i++) {
+        if (r->teams[i].threads == threads)
+            t = &r->teams[i];
+        snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%d",
+                 i ? ", " : "", r->teams[i].threads);
+    }
+    if (!t) {
+        snprintf(why, whylen, "no roofline for %d thread%s (it has %s)",
+                 threads, rb_plural(threads), r->nteams ? have : "none");
+        return -1;
+    }
+    if (t->peak_gflops[dt] <= 0.0) {
+        snprintf(why, whylen, "no %s peak in the roofline for %d thread%s",
+                 rb_dtype_name(dt), threads, rb_plural(threads));
+        return -1;
+    }
+    if (t->nlevels == 0) {
+        snprintf(why, whylen,
+                 "no memory level in the roofline for %d thread%s (the read "
+                 "curve was not measured)",
+                 threads, rb_plural(threads));
+        return -1;
+    }
+    const roof_level lv = level_of(t, (double)bytes);
+    const double intensity = (double)flops / (double)bytes;
+    const double mem_roof = intensity * lv.gbs;
+    out->level = lv;
+    out->peak_gflops = t->peak_gflops[dt];
+    out->compute_bound = t->peak_gflops[dt] <= mem_roof;
+    out->attainable_gflops = out->compute_bound ? t->peak_gflops[dt]
+                                                : mem_roof;
+    out->fraction = measured_gflops / out->attainable_gflops;
+    return 0;
+}
+
+int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
+{
+    memset(p, 0, sizeof(*p));
+    const roof_team *t = NULL;
+    for (size_t i = 0; i < r->nteams; i++)
+        if (!t || r->teams[i].threads > t->threads)
+            t = &r->teams[i];
+    if (!t)
+        return rb_fail(e, RB_EINPUT, "the host ceilings hold no roofline");
+    const roof_level *dram = NULL;
+    for (size_t l = 0; l < t->nlevels; l++)
+        if (strcmp(t->levels[l].name, "DRAM") == 0)
+            dram = &t->levels[l];
+    if (!dram)
+        return rb_fail(e, RB_EINPUT,
+                       "the host ceilings (%d thread%s) show no DRAM plateau: "
+                       "the read sweep must reach past the last cache",
+                       t->threads, rb_plural(t->threads));
+    snprintf(p->id, sizeof(p->id), "host");
+    snprintf(p->name, sizeof(p->name), "%s, measured, %d thread%s", r->host,
+             t->threads, rb_plural(t->threads));
+    snprintf(p->vendor, sizeof(p->vendor), "this machine");
+    snprintf(p->kind, sizeof(p->kind), "host");
+    for (int d = 0; d < RB_NDTYPES; d++)
+        p->peak[pdtype_of((rb_dtype)d)] = t->peak_gflops[d] * 1e9;
+    p->headline = p->peak[pdtype_of(RB_F64)] > 0.0 ? pdtype_of(RB_F64)
+                                                    : pdtype_of(RB_F32);
+    if (p->peak[p->headline] <= 0.0)
+        return rb_fail(e, RB_EINPUT,
+                       "the host ceilings hold no fp32 or fp64 peak");
+    p->mem_bw = dram->gbs * 1e9;
+    return RB_OK;
+}

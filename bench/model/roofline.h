@@ -1,0 +1,84 @@
+/* The host roofline read from a ceilings document (measured in the same
+ * run or loaded from an earlier run's ceilings.json), and the bound it sets
+ * for a kernel point: min(peak, intensity x bandwidth of the level its
+ * working set falls in). A document is checked as it is read: every
+ * number finite and plausible, every level name a name, so that nothing
+ * absurd reaches a result and no string from the file reaches a chart. */
+#ifndef ROOFBENCH_ROOFLINE_H
+#define ROOFBENCH_ROOFLINE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "kernel.h"
+#include "profile.h"
+
+/* The version of the ceilings document (roofbench.ceilings) this build
+ * writes and reads. */
+enum { CEILINGS_SCHEMA_VERSION = 1 };
+
+enum { ROOF_MAX_TEAMS = 16, ROOF_MAX_LEVELS = 8, ROOF_MAX_POINTS = 256 };
+
+/* What a level may be called: letters, digits and '-' ("L1", "L1-L2",
+ * "DRAM"), at most 15 characters. */
+int roofline_level_name_ok(const char *name);
+
+typedef struct {
+    char name[16];
+    double gbs;
+    double starts_bytes; /* working set (all threads) of its first point */
+    double ends_bytes;   /* and of its last                             */
+} roof_level;
+
+typedef struct {
+    int threads;
+    double peak_gflops[RB_NDTYPES]; /* 0 when not measured */
+    roof_level levels[ROOF_MAX_LEVELS];
+    size_t nlevels;
+    double curve_bytes[ROOF_MAX_POINTS]; /* the read curve itself         */
+    double curve_gbs[ROOF_MAX_POINTS];
+    size_t npoints;
+} roof_team;
+
+typedef struct {
+    char host[64];
+    roof_team teams[ROOF_MAX_TEAMS];
+    size_t nteams;
+} roofline;
+
+/* From a ceilings document: its schema, version and status (complete),
+ * and each team checked; errors start with what and name the field, as
+ * "roofline[0].levels[1].gbs". */
+int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
+                      rb_err *e);
+
+/* Loads a ceilings.json given with --ceilings: it must be a file, parse,
+ * be a ceilings document of this schema version, and come from host. The
+ * document is returned too (for the results context). */
+int roofline_load(const char *path, const char *host, roofline *r,
+                  json_t **doc, rb_err *e);
+
+typedef struct {
+    roof_level level;          /* where the working set falls; between two
+                                  plateaus "L3>DRAM" with the bandwidth the
+                                  curve shows at that size                 */
+    double peak_gflops;
+    double attainable_gflops;  /* min(peak, intensity x level bandwidth)  */
+    int compute_bound;         /* 1: the peak binds; 0: the level's roof  */
+    double fraction;           /* measured / attainable                   */
+} roof_bound;
+
+/* The bound of a point with the given counts on a team of threads. Returns
+ * 0, or -1 with the reason in why ("no roofline for 2 threads (it has
+ * 1)", no peak for the dtype, no level). */
+int roofline_bound(const roofline *r, int threads, rb_dtype dt,
+                   uint64_t flops, uint64_t bytes, double measured_gflops,
+                   roof_bound *out, char *why, size_t whylen);
+
+/* The measured host as a profile (id "host"): fp32 and fp64 peaks of the
+ * largest team, its DRAM plateau as the memory bandwidth. Fails when the
+ * roofline has no DRAM plateau. */
+int roofline_to_profile(const roofline *r, profile *p, rb_err *e);
+
+#endif

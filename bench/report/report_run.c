@@ -1,0 +1,305 @@
+#include "report_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+static double rate(uint64_t count, double seconds, double unit)
+{
+    return seconds > 0.0 ? (double)count / seconds / unit : NAN;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* The row's place on the host roofline, or the reason it has none. */
+static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof)
+{
+    roof_bound b;
+    char why[256];
+    if (!roof)
+        return jd_pack(d, "{s:s}", "unavailable", "no roofline");
+    if (roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                       r->counts.bytes, harness_row_gflops(r), &b, why,
+                       sizeof(why)) != 0)
+        return jd_pack(d, "{s:s}", "unavailable", why);
+    return jd_pack(d, "{s:s, s:o, s:o, s:o, s:s, s:o}", "level", b.level.name,
+                   "level_gbs", jd_num(b.level.gbs), "peak_gflops",
+                   jd_num(b.peak_gflops), "attainable_gflops",
+                   jd_num(b.attainable_gflops), "binds",
+                   b.compute_bound ? "compute" : b.level.name,
+                   "fraction_of_attainable", jd_num(b.fraction));
+}
+
+/* The counters of a row: per event the count per call, or unavailable
+ * with PAPI's reason; never a 0 in place of a count. */
+static json_t *counters_row_json(jdoc *d, const harness_row *r)
+{
+    const counters_events *ev = r->events;
+    json_t *events = json_object();
+    for (int i = 0; i < ev->n; i++)
+        jd_set(d, events, ev->name[i],
+               r->counted && ev->usable[i]
+                   ? jd_num((double)r->ctr_counts[i] /
+                            (double)r->counted_reps)
+                   : jd_pack(d, "{s:s}", "unavailable",
+                             ev->reason[i][0] ? ev->reason[i]
+                                              : "not counted"));
+    json_t *o = jd_pack(d, "{s:o, s:s}", "per_call", events, "counted",
+                        r->counted ? "one extra sample, every thread between "
+                                     "start and stop, summed"
+                                   : "no event can be counted here");
+    if (r->counted)
+        jd_set(d, o, "calls", json_integer((json_int_t)r->counted_reps));
+    if (r->counted_note[0])
+        jd_set(d, o, "note", json_string(r->counted_note));
+    return o;
+}
+
+json_t *report_run_row_json(jdoc *d, const harness_row *r,
+                            const roofline *roof)
+{
+    json_t *samples = json_array();
+    for (int i = 0; i < r->nsamples; i++)
+        jd_push(d, samples, "samples_s", jd_num(r->samples[i]));
+    json_t *binding = json_array();
+    char buf[sizeof(r->binding)];
+    strcpy(buf, r->binding);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ";", &save); tok;
+         tok = strtok_r(NULL, ";", &save))
+        jd_push(d, binding, "binding", json_string(tok));
+    const double tmin = r->time.min, tmed = r->time.median;
+    json_t *row = jd_pack(
+        d,
+        "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
+        "s:b, s:o, s:I, s:o, "
+        "s:{s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o}, "
+        "s:{s:o, s:o, s:o, s:b}, s:o}",
+        "kernel", r->kernel->name, "op", rb_op_name(r->kernel->op), "form",
+        r->kernel->form, "dtype", rb_dtype_name(r->dtype), "shape", "n",
+        (json_int_t)r->shape.n, "p", (json_int_t)r->shape.p, "m",
+        (json_int_t)r->shape.m, "threads", r->threads, "library_threads",
+        r->library_threads ? json_integer(r->library_threads) : json_null(),
+        "binding", binding, "flops", (json_int_t)r->counts.flops, "bytes",
+        (json_int_t)r->counts.bytes, "output_read", r->kernel->output_read,
+        "intensity", jd_num((double)r->counts.flops / (double)r->counts.bytes),
+        "calls_per_sample", (json_int_t)r->reps, "samples_s", samples,
+        "time_s", "min", jd_num(tmin), "median", jd_num(tmed), "mean",
+        jd_num(r->time.mean), "max", jd_num(r->time.max), "cv",
+        jd_num(r->time.cv), "gflop_per_s", "best",
+        jd_num(rate(r->counts.flops, tmin, 1e9)), "median",
+        jd_num(rate(r->counts.flops, tmed, 1e9)), "gbyte_per_s", "best",
+        jd_num(rate(r->counts.bytes, tmin, 1e9)), "median",
+        jd_num(rate(r->counts.bytes, tmed, 1e9)), "verify",
+        "max_rel_err_before", jd_num(r->check_before.max_err),
+        "max_rel_err_after", jd_num(r->check_after.max_err), "tolerance",
+        jd_num(r->check_after.tol), "passed",
+        r->check_before.passed && r->check_after.passed, "roofline",
+        roof_json(d, r, roof));
+    if (r->events)
+        jd_set(d, row, "counters", counters_row_json(d, r));
+    return row;
+}
+
+char *report_run_json(const run_doc *doc, rb_err *e)
+{
+    jdoc d = {0};
+    json_t *rows = json_array();
+    for (size_t i = 0; i < doc->res->nrows; i++)
+        jd_push(&d, rows, "rows",
+                report_run_row_json(&d, &doc->res->rows[i], doc->roof));
+    json_t *root = jd_pack(&d, "{s:s, s:i, s:s, s:s?, s:O, s:o}", "schema",
+                           "roofbench.run", "schema_version",
+                           RUN_SCHEMA_VERSION, "status", doc->status, "error",
+                           doc->error, "context", doc->context, "rows", rows);
+    if (jd_done(&d, &root, "results.json", e))
+        return NULL;
+    char *text = jd_dump(root, 17);
+    json_decref(root);
+    if (!text)
+        rb_fail(e, RB_EINPUT, "out of memory formatting results.json");
+    return text;
+}
+
+/* ---- CSV ------------------------------------------------------------------- */
+
+static void csv_row(csv *c, const harness_row *r, const roofline *roof)
+{
+    csv_str(c, r->kernel->name);
+    csv_str(c, rb_op_name(r->kernel->op));
+    csv_str(c, r->kernel->form);
+    csv_str(c, rb_dtype_name(r->dtype));
+    csv_int(c, r->shape.n);
+    csv_int(c, r->shape.p);
+    csv_int(c, r->shape.m);
+    csv_int(c, (unsigned long long)r->threads);
+    csv_int(c, (unsigned long long)r->library_threads);
+    csv_str(c, r->binding);
+    csv_int(c, r->counts.flops);
+    csv_int(c, r->counts.bytes);
+    csv_num(c, "%.9g", (double)r->counts.flops / (double)r->counts.bytes);
+    csv_int(c, r->reps);
+    csv_int(c, (unsigned long long)r->nsamples);
+    csv_num(c, "%.9g", r->time.min);
+    csv_num(c, "%.9g", r->time.median);
+    csv_num(c, "%.9g", r->time.mean);
+    csv_num(c, "%.6g", r->time.cv);
+    csv_num(c, "%.6g", rate(r->counts.flops, r->time.min, 1e9));
+    csv_num(c, "%.6g", rate(r->counts.flops, r->time.median, 1e9));
+    csv_num(c, "%.6g", rate(r->counts.bytes, r->time.min, 1e9));
+    csv_num(c, "%.6g", rate(r->counts.bytes, r->time.median, 1e9));
+    csv_num(c, "%.3g", fmax(r->check_before.max_err, r->check_after.max_err));
+    csv_num(c, "%.3g", r->check_after.tol);
+    roof_bound b;
+    char why[256];
+    if (roof && roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                               r->counts.bytes, harness_row_gflops(r), &b, why,
+                               sizeof(why)) == 0) {
+        csv_str(c, b.level.name);
+        csv_num(c, "%.6g", b.attainable_gflops);
+        csv_str(c, b.compute_bound ? "compute" : b.level.name);
+        csv_num(c, "%.4g", b.fraction);
+    } else {
+        for (int i = 0; i < 4; i++)
+            csv_empty(c);
+    }
+    csv_end(c);
+}
+
+char *report_run_csv(const run_doc *doc, rb_err *e)
+{
+    csv c = {0};
+    csv_header(&c, "kernel,op,form,dtype,n,p,m,threads,library_threads,"
+                   "binding,flops,bytes,intensity,calls_per_sample,samples,"
+                   "time_min_s,time_median_s,time_mean_s,cv,gflops_best,"
+                   "gflops_median,gbytes_best,gbytes_median,verify_max_rel_err,"
+                   "verify_tolerance,roof_level,roof_attainable_gflops,"
+                   "roof_binds,roof_fraction");
+    for (size_t i = 0; i < doc->res->nrows; i++)
+        csv_row(&c, &doc->res->rows[i], doc->roof);
+    char *text = sb_take(&c.sb);
+    if (!text)
+        rb_fail(e, RB_EINPUT, "out of memory formatting results.csv");
+    return text;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+void report_run_roofline_text(const roofline *roof, FILE *f)
+{
+    for (size_t i = 0; i < roof->nteams; i++) {
+        const roof_team *t = &roof->teams[i];
+        fprintf(f, "  roofline, %d thread%s: peak", t->threads,
+                rb_plural(t->threads));
+        for (int d = 0; d < RB_NDTYPES; d++)
+            if (t->peak_gflops[d] > 0.0)
+                fprintf(f, " %s %.1f", rb_dtype_name((rb_dtype)d),
+                        t->peak_gflops[d]);
+        fprintf(f, " GFLOP/s;");
+        for (size_t l = 0; l < t->nlevels; l++)
+            fprintf(f, " %s %.1f GB/s%s", t->levels[l].name, t->levels[l].gbs,
+                    l + 1 < t->nlevels ? "," : "");
+        fprintf(f, "\n");
+    }
+}
+
+static void format_shape(const harness_row *r, char *buf, size_t len)
+{
+    switch (r->kernel->op) {
+    case RB_OP_DOT:
+        snprintf(buf, len, "%zu", r->shape.p);
+        break;
+    case RB_OP_MATVEC:
+        snprintf(buf, len, "%zux%zu", r->shape.n, r->shape.p);
+        break;
+    default:
+        snprintf(buf, len, "%zux%zux%zu", r->shape.n, r->shape.p, r->shape.m);
+        break;
+    }
+}
+
+static void header_text(FILE *f)
+{
+    fprintf(f,
+            "%-16s %-13s %-5s %-13s %3s %-7s %9s %9s %7s %10s %10s %5s "
+            "%8s %8s %7s %-8s %8s %6s %-8s\n",
+            "kernel", "form", "dtype", "shape", "thr", "PUs", "FLOPs", "bytes",
+            "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s", "GB/s",
+            "err/tol", "level", "roof", "%roof", "binds");
+}
+
+/* One row; the reason it has no roof goes to why (the first seen). */
+static void row_text(const harness_row *r, const roofline *roof, FILE *f,
+                     char *why, size_t whylen)
+{
+    char shape[64], pus[sizeof(r->binding) + 1];
+    format_shape(r, shape, sizeof(shape));
+    snprintf(pus, sizeof(pus), "%s%s", r->binding,
+             r->library_threads ? "*" : "");
+    const double err =
+        fmax(r->check_before.max_err, r->check_after.max_err) /
+        r->check_after.tol;
+    fprintf(f,
+            "%-16s %-13s %-5s %-13s %3d %-7s %9.3g %9.3g %7.3g %10.4g %10.4g "
+            "%5.1f %8.3f %8.3f %7.2g ",
+            r->kernel->name, r->kernel->form, rb_dtype_name(r->dtype), shape,
+            r->threads, pus, (double)r->counts.flops, (double)r->counts.bytes,
+            (double)r->counts.flops / (double)r->counts.bytes, r->time.min,
+            r->time.median, 100.0 * r->time.cv,
+            (double)r->counts.flops / r->time.min / 1e9,
+            (double)r->counts.bytes / r->time.min / 1e9, err);
+    roof_bound b;
+    char reason[256] = "no roofline";
+    if (roof && roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                               r->counts.bytes, harness_row_gflops(r), &b,
+                               reason, sizeof(reason)) == 0) {
+        fprintf(f, "%-8s %8.2f %5.1f%% %-8s\n", b.level.name,
+                b.attainable_gflops, 100.0 * b.fraction,
+                b.compute_bound ? "compute" : b.level.name);
+    } else {
+        fprintf(f, "%-8s %8s %6s %-8s\n", "n/a", "n/a", "n/a", "n/a");
+        if (!why[0])
+            snprintf(why, whylen, "%s", reason);
+    }
+    if (r->counted) {
+        fprintf(f, "    counters per call:");
+        for (int i = 0; i < r->events->n; i++)
+            if (r->events->usable[i])
+                fprintf(f, " %s %.4g", r->events->name[i],
+                        (double)r->ctr_counts[i] / (double)r->counted_reps);
+        fprintf(f, "%s%s\n", r->counted_note[0] ? "  ! " : "",
+                r->counted_note);
+    }
+}
+
+void report_run_text(const run_doc *doc, const char *dir, FILE *f)
+{
+    const json_t *ob = json_object_get(doc->context, "openblas");
+    fprintf(f, "roofbench run on %s: OpenBLAS core %s; results in %s\n",
+            json_string_value(json_object_get(doc->context, "host")),
+            json_string_value(json_object_get(ob, "corename")), dir);
+    if (doc->roof)
+        report_run_roofline_text(doc->roof, f);
+    for (int i = 0; doc->events && i < doc->events->n; i++)
+        if (!doc->events->usable[i])
+            fprintf(f, "counters: %s unavailable: %s\n",
+                    doc->events->name[i], doc->events->reason[i]);
+    char why[256] = "";
+    for (size_t i = 0; i < doc->res->nrows; i++) {
+        if (i == 0)
+            header_text(f);
+        row_text(&doc->res->rows[i], doc->roof, f, why, sizeof(why));
+    }
+    fprintf(f,
+            "%zu row%s. PUs: the binding each thread obtained (checked), "
+            "';' between threads;\n* the caller bound to all of them, "
+            "OpenBLAS running its own threads there.\nRates from the "
+            "minimum time and the analytic counts; err/tol: the largest\n"
+            "verification error as a fraction of its tolerance.\n",
+            doc->res->nrows, rb_plural((long long)doc->res->nrows));
+    if (why[0])
+        fprintf(f, "n/a: %s\n", why);
+    fprintf(f, "Written: %s/results.json, results.csv\n", dir);
+}

@@ -1,0 +1,42 @@
+/* The run document (schema roofbench.run) rendered: results.json with the
+ * context and every row with its raw samples, results.csv, and the table
+ * `roofbench run` prints. Each row is placed on the host roofline when
+ * there is one. */
+#ifndef ROOFBENCH_REPORT_RUN_H
+#define ROOFBENCH_REPORT_RUN_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "harness.h"
+#include "jdoc.h"
+#include "roofline.h"
+
+enum { RUN_SCHEMA_VERSION = 1 };
+
+typedef struct {
+    const json_t *context;
+    const harness_result *res;
+    const roofline *roof;     /* NULL: no roofline               */
+    const char *status;       /* complete, interrupted or failed */
+    const char *error;        /* with failed                     */
+    const counters_events *events; /* --events, or NULL         */
+} run_doc;
+
+/* One row as JSON (the row's place on the roofline, or why it has none). */
+json_t *report_run_row_json(jdoc *d, const harness_row *r,
+                            const roofline *roof);
+
+/* results.json and results.csv as text; NULL with e set on failure. */
+char *report_run_json(const run_doc *doc, rb_err *e);
+char *report_run_csv(const run_doc *doc, rb_err *e);
+
+/* The roofline the rows are placed on, one line per thread count. */
+void report_run_roofline_text(const roofline *roof, FILE *f);
+
+/* The table, the notes under it (counters, rows without a roof, what the
+ * columns mean) and where the files are. */
+void report_run_text(const run_doc *doc, const char *dir, FILE *f);
+
+#endif

@@ -1,0 +1,255 @@
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ceilings.h"
+#include "context.h"
+#include "host.h"
+#include "interrupt.h"
+#include "progress.h"
+#include "report_ceilings.h"
+
+static int finish(session *s, const char *status, const char *error,
+                  rb_err *e);
+
+/* The watcher's way out: the documents as they are, marked interrupted,
+ * and the folder into place. */
+static void rescue(void *ctx, int sig)
+{
+    session *s = ctx;
+    (void)sig;
+    progress_end();
+    rb_err e;
+    if (finish(s, "interrupted", NULL, &e) == RB_OK)
+        fprintf(stderr,
+                "roofbench: interrupted: the finished parts are in %s, "
+                "marked interrupted\n",
+                session_dir(s));
+    else
+        fprintf(stderr, "roofbench: interrupted, and %s\n", e.msg);
+}
+
+int session_open(session *s, const rb_machine *m, const char *command,
+                 const char *out, json_t *settings, rb_err *e)
+{
+    memset(s, 0, sizeof(*s));
+    s->m = m;
+    s->command = command;
+    char iso[32], stamp[32];
+    runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
+    int rc = runfolder_open(&s->folder, SESSION_ROOT, out, m->host, stamp, e);
+    if (rc) {
+        json_decref(settings);
+        return rc;
+    }
+    s->context = context_build(m);
+    json_object_set_new(s->context, "date", json_string(iso));
+    if (settings)
+        json_object_set_new(s->context, "settings", settings);
+    json_object_set_new(s->context, "run_folder",
+                        json_string(s->folder.final));
+    rc = interrupt_install(rescue, s, e);
+    if (rc)
+        session_close(s);
+    return rc;
+}
+
+void session_on_finish(session *s, session_writer w, void *ctx)
+{
+    interrupt_lock();
+    s->write = w;
+    s->write_ctx = ctx;
+    interrupt_unlock();
+}
+
+int session_put(session *s, const char *name, const char *data, size_t len,
+                rb_err *e)
+{
+    return runfolder_write(&s->folder, name, data, len, e);
+}
+
+const char *session_dir(const session *s)
+{
+    return s->folder.final;
+}
+
+static void set_ceilings(session *s, const char *source, json_t *doc)
+{
+    interrupt_lock();
+    json_object_set_new(s->context, "ceilings",
+                        json_pack("{s:s, s:O}", "source", source, "roofline",
+                                  json_object_get(doc, "roofline")));
+    interrupt_unlock();
+}
+
+/* Measures the quick roofline into res, and its document as text. */
+static int measure(const rb_machine *m, const int *threads, int nthreads,
+                   const rb_dtype *dtypes, int ndtypes, const json_t *context,
+                   ceilings_result *res, char **text, rb_err *e)
+{
+    ceilings_plan cp;
+    ceilings_plan_roofline(&cp, m->ncores, m->isa,
+                           (double)host_mem_available(), threads, nthreads,
+                           dtypes, ndtypes);
+    progress_say("measuring the host roofline first (peak at the widest "
+                 "vector width, read bandwidth 4 KiB to 1 GiB; --ceilings "
+                 "FILE reuses one)");
+    int rc = ceilings_measure(m->topo, &cp, &m->cpu, res, e);
+    *text = NULL;
+    if (!rc && !res->interrupted)
+        *text = report_ceilings_json(res, context, "complete", e);
+    return rc || res->interrupted || *text ? rc : RB_EINPUT;
+}
+
+/* The measured roofline, one progress line per thread count. */
+static void say_roofline(const roofline *roof)
+{
+    for (size_t i = 0; i < roof->nteams; i++) {
+        const roof_team *t = &roof->teams[i];
+        char line[400];
+        int n = snprintf(line, sizeof(line), "roofline, %d thread%s: peak",
+                         t->threads, rb_plural(t->threads));
+        for (int d = 0; d < RB_NDTYPES; d++)
+            if (t->peak_gflops[d] > 0.0)
+                n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f",
+                              rb_dtype_name((rb_dtype)d), t->peak_gflops[d]);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, " GFLOP/s;");
+        for (size_t l = 0; l < t->nlevels && n < (int)sizeof(line); l++)
+            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f GB/s",
+                          t->levels[l].name, t->levels[l].gbs);
+        progress_say("%s", line);
+    }
+}
+
+/* The roofline of a document as text. */
+static int from_text(const char *text, roofline *roof, json_t **doc,
+                     rb_err *e)
+{
+    json_error_t je;
+    *doc = json_loads(text, 0, &je);
+    if (!*doc)
+        return rb_fail(e, RB_EINPUT, "the measured ceilings: %s", je.text);
+    return roofline_from_doc(*doc, "measured ceilings", roof, e);
+}
+
+int session_roof_load(const rb_machine *m, const char *file,
+                      session_roof *r, rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->file = file;
+    if (!file)
+        return RB_OK;
+    const int rc = roofline_load(file, m->host, &r->roof, &r->doc, e);
+    if (!rc)
+        r->ready = 1;
+    return rc;
+}
+
+void session_roof_free(session_roof *r)
+{
+    json_decref(r->doc);
+    r->doc = NULL;
+}
+
+int session_roofline(session *s, session_roof *r, const int *threads,
+                     int nthreads, const rb_dtype *dtypes, int ndtypes,
+                     int *interrupted, rb_err *e)
+{
+    *interrupted = 0;
+    if (r->file) {
+        set_ceilings(s, r->file, r->doc);
+        return RB_OK;
+    }
+    ceilings_result *res = calloc(1, sizeof(*res));
+    if (!res)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    char *text = NULL;
+    json_t *doc = NULL;
+    roofline roof;
+    int rc = measure(s->m, threads, nthreads, dtypes, ndtypes, s->context,
+                     res, &text, e);
+    *interrupted = res->interrupted;
+    if (!rc && text)
+        rc = session_put(s, "ceilings.json", text, strlen(text), e);
+    if (!rc && text)
+        rc = from_text(text, &roof, &doc, e);
+    if (!rc && text) {
+        set_ceilings(s, "measured in this run: ceilings.json", doc);
+        interrupt_lock();
+        r->roof = roof;
+        r->ready = 1;
+        interrupt_unlock();
+        say_roofline(&r->roof);
+    }
+    json_decref(doc);
+    free(text);
+    ceilings_result_free(res);
+    free(res);
+    return rc;
+}
+
+int session_measure_roofline(const rb_machine *m, const int *threads,
+                             int nthreads, const rb_dtype *dtypes,
+                             int ndtypes, roofline *roof, rb_err *e)
+{
+    ceilings_result *res = calloc(1, sizeof(*res));
+    if (!res)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    json_t *context = context_build(m);
+    char *text = NULL;
+    json_t *doc = NULL;
+    int rc = interrupt_install(NULL, NULL, e);
+    if (!rc)
+        rc = measure(m, threads, nthreads, dtypes, ndtypes, context, res,
+                     &text, e);
+    if (!rc && res->interrupted)
+        rc = rb_fail(e, RB_EINPUT, "interrupted");
+    if (!rc)
+        rc = from_text(text, roof, &doc, e);
+    json_decref(doc);
+    json_decref(context);
+    free(text);
+    ceilings_result_free(res);
+    free(res);
+    return rc;
+}
+
+int session_finish(session *s, const char *status, const char *error,
+                   rb_err *e)
+{
+    interrupt_finish();
+    return finish(s, status, error, e);
+}
+
+static int finish(session *s, const char *status, const char *error,
+                  rb_err *e)
+{
+    runfolder_choose(&s->folder);
+    interrupt_lock();
+    json_object_set_new(s->context, "run_folder",
+                        json_string(s->folder.final));
+    char lost[256] = "the measurement";
+    int rc = s->write ? s->write(s, s->write_ctx, status, error, lost,
+                                 sizeof(lost), e)
+                      : rb_fail(e, RB_EINPUT, "no document to write");
+    interrupt_unlock();
+    if (!rc)
+        rc = runfolder_commit(&s->folder, e);
+    if (rc) {
+        char msg[sizeof(e->msg)];
+        snprintf(msg, sizeof(msg), "%.700s; nothing was kept (lost: %.200s)",
+                 e->msg, lost);
+        snprintf(e->msg, sizeof(e->msg), "%s", msg);
+        runfolder_abandon(&s->folder);
+    }
+    return rc;
+}
+
+void session_close(session *s)
+{
+    runfolder_abandon(&s->folder);
+    json_decref(s->context);
+    s->context = NULL;
+}

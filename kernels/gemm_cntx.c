@@ -1,0 +1,116 @@
+/* The blocked GEMM's context for this machine, in one place (as BLIS's
+ * bli_cntx_init_<arch>.c): every code path with its register tile and
+ * micro-kernel per dtype, the CPU features it needs, and the cache blocks
+ * (KC, MC, NC) sized from the caches the caller configured. The paths are
+ * listed fastest first; the portable C path closes the table, so every
+ * machine has one. */
+#include "ceiling.h"
+#include "gemm.h"
+#include "kernel.h"
+
+/* ---- the portable micro-kernel -------------------------------------------- */
+
+enum { PMR = 4, PNR64 = 8, PNR32 = 16 };
+
+static void ukr_c_f64(size_t kc, const double *restrict a,
+                      const double *restrict b, double *restrict c,
+                      size_t ldc, int accumulate)
+{
+    double acc[PMR][PNR64] = {{0}};
+    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR64)
+        for (int i = 0; i < PMR; i++)
+            for (int j = 0; j < PNR64; j++)
+                acc[i][j] += a[i] * b[j];
+    for (int i = 0; i < PMR; i++)
+        for (int j = 0; j < PNR64; j++)
+            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
+                                        : acc[i][j];
+}
+
+static void ukr_c_f32(size_t kc, const float *restrict a,
+                      const float *restrict b, float *restrict c, size_t ldc,
+                      int accumulate)
+{
+    float acc[PMR][PNR32] = {{0}};
+    for (size_t k = 0; k < kc; k++, a += PMR, b += PNR32)
+        for (int i = 0; i < PMR; i++)
+            for (int j = 0; j < PNR32; j++)
+                acc[i][j] += a[i] * b[j];
+    for (int i = 0; i < PMR; i++)
+        for (int j = 0; j < PNR32; j++)
+            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
+                                        : acc[i][j];
+}
+
+const gemm_path gemm_paths[] = {
+    {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
+     gemm_ukr_avx512_f64},
+    {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32,
+     6, 8, gemm_ukr_avx2_f64},
+    {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64},
+};
+
+const size_t gemm_npaths = sizeof(gemm_paths) / sizeof(gemm_paths[0]);
+
+const gemm_path *gemm_path_select(unsigned isa)
+{
+    for (size_t i = 0; i < gemm_npaths; i++)
+        if ((gemm_paths[i].needs & isa) == gemm_paths[i].needs)
+            return &gemm_paths[i];
+    return &gemm_paths[gemm_npaths - 1];
+}
+
+/* A cache size, or the default when the reported one is missing or
+ * implausible (a VM's CPUID can claim hundreds of MB). */
+static size_t sane(size_t reported, size_t lo, size_t hi, size_t fallback)
+{
+    return reported >= lo && reported <= hi ? reported : fallback;
+}
+
+static size_t clamp(size_t x, size_t lo, size_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The blocks of a path for a dtype on the caches configured. */
+static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
+{
+    const rb_config *current = rb_config_get();
+    const size_t el = rb_dtype_size(dt);
+    const size_t l1 = sane(current->l1d, 8 << 10, 512 << 10, 32 << 10);
+    const size_t l2 = sane(current->l2, 128 << 10, 32 << 20, 1 << 20);
+    const size_t l3 = sane(current->l3, 1 << 20, 256 << 20, 8 << 20);
+    out->path = path->name;
+    out->mr = dt == RB_F64 ? path->mr64 : path->mr32;
+    out->nr = dt == RB_F64 ? path->nr64 : path->nr32;
+    /* KC: as deep as an A micro-panel (MR x KC) can be in three quarters
+     * of L1. Depth is what pays for the C tile, which lives a whole block
+     * away and is loaded and stored once per KC rank-1 updates; both
+     * micro-panels stream from L2 at a rate it sustains. (Measured on Zen
+     * 4, f64 at n = 2000: KC 80 gave 48.7 GFLOP/s, KC 384 gave 52.5.) */
+    out->kc = clamp(l1 * 3 / 4 / (out->mr * el) / 8 * 8, 64, 1024);
+    /* MC: the packed A block (MC x KC), reused by every B micro-panel,
+     * fills half of L2. */
+    out->mc = clamp(l2 / 2 / (out->kc * el) / out->mr * out->mr, out->mr,
+                    8192);
+    /* NC: the packed B block (KC x NC), reused by every row block, fills
+     * half of what L3 offers one core. */
+    out->nc = clamp(l3 / 2 / (out->kc * el) / out->nr * out->nr, out->nr,
+                    16384);
+    out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
+               "= L3/2 per core (caches as configured, defaults where "
+               "implausible)";
+}
+
+void gemm_cntx_of(rb_dtype dt, gemm_cntx *out)
+{
+    out->path = gemm_path_select(rb_config_get()->isa);
+    blocking(out->path, dt, &out->blk);
+}
+
+void rb_blocking_of(rb_dtype dt, rb_blocking *out)
+{
+    gemm_cntx cx;
+    gemm_cntx_of(dt, &cx);
+    *out = cx.blk;
+}
