@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "host.h"
 
 static const char *roofbench;
 static char workdir[] = "/tmp/roofbench-cli-XXXXXX";
@@ -172,22 +173,6 @@ static inline const char *jstr(json_t *j, const char *a, const char *b)
     return json_string_value(b ? json_object_get(o, b) : o);
 }
 
-/* The host name as roofbench writes it: cut at the first dot, characters
- * that do not belong in a folder name as '-'. */
-static inline void this_host(char *buf, size_t len)
-{
-    if (gethostname(buf, len) != 0 || buf[0] == '\0')
-        snprintf(buf, len, "unknown-host");
-    buf[len - 1] = '\0';
-    char *dot = strchr(buf, '.');
-    if (dot)
-        *dot = '\0';
-    for (char *p = buf; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-              (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-            *p = '-';
-}
-
 /* A recorded ceilings document (tests/fixtures) as if measured on this
  * host, so that --ceilings accepts it; edit (may be NULL) changes it
  * first. Returns 0, or -1 when the fixture cannot be read or written. */
@@ -199,7 +184,7 @@ static inline int fixture_here(const char *fixture, const char *dst,
     json_t *doc = load_json(src);
     if (!doc)
         return -1;
-    this_host(host, sizeof(host));
+    host_name(host, sizeof(host));
     json_object_set_new(json_object_get(doc, "context"), "host",
                         json_string(host));
     if (edit)

@@ -24,6 +24,14 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
+double stats_max(const double *x, size_t n)
+{
+    double m = x[0];
+    for (size_t i = 1; i < n; i++)
+        m = fmax(m, x[i]);
+    return m;
+}
+
 void stats_summarize(const double *x, size_t n, stats_summary *s)
 {
     s->min = s->max = s->mean = s->stddev = s->cv = s->median = NAN;

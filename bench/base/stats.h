@@ -10,6 +10,8 @@ typedef struct {
 } stats_summary;
 
 double stats_median(const double *x, size_t n);
+/* The largest of x[0..n) (n >= 1): the best sample of a rate. */
+double stats_max(const double *x, size_t n);
 void stats_summarize(const double *x, size_t n, stats_summary *s);
 
 #endif

@@ -25,42 +25,44 @@ typedef struct {
 #define OFF(f) offsetof(ceil_opts, f)
 
 static const flag_spec ceil_flags[] = {
-    {"threads", "LIST", FLAG_TEXT, OFF(threads), NULL, NULL,
-     "1 and all the cores this process may use", 0, 0, 0, 0, NULL,
-     "thread counts, one per core, pinned"},
-    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), "f32,f64", NULL, NULL, 0, 0, 0,
-     0, NULL, "f32, f64 or both"},
-    {"width", "LIST", FLAG_TEXT, OFF(width), NULL, NULL,
-     "every width this CPU has", 0, 0, 0, 0, NULL,
-     "peak vector widths in bits: 64 (scalar), 128, 256, 512, or none"},
-    {"kernel", "LIST", FLAG_TEXT, OFF(kernel),
-     "read,write,copy,triad,schoenauer", NULL, NULL, 0, 0, 0, 0, NULL,
-     "bandwidth kernels: read, write, copy, triad (STREAM's a = b + s*c), "
-     "schoenauer (a = b + c*d, likwid's triad), or none"},
-    {"bw-width", "BITS", FLAG_COUNT, OFF(bw_width), NULL, NULL,
-     "the widest this CPU has", 1, 4096, 0, 0, NULL,
-     "vector width of the bandwidth kernels: 128, 256, 512"},
-    {"size", "START:END", FLAG_TEXT, OFF(size), NULL, NULL,
-     "4K to 1G or 8x the last cache", 0, 0, 0, 0, NULL,
-     "working sets to sweep, all threads together (suffixes K, M, G)"},
-    {"factor", "F", FLAG_REAL, OFF(factor), "1.25", "1.5", NULL, 0, 0, 1.01,
-     16.0, NULL, "geometric step of the sweep"},
-    {"sample-bytes", "N", FLAG_COUNT, OFF(sample_bytes), "1G", "256M", NULL,
-     4096, 1ull << 40, 0, 0, NULL,
-     "traffic of one bandwidth sample, about; more gives longer samples"},
-    {"gemm-n", "N", FLAG_COUNT, OFF(gemm_n), "4000", "2000", NULL, 0, 65536,
-     0, 0, NULL, "size of the OpenBLAS GEMM roof, 0 to skip"},
-    {"min-time", "S", FLAG_REAL, OFF(min_time), "0.05", "0.02", NULL, 0, 0,
-     1e-3, 60.0, "seconds", "seconds per clock, peak and GEMM sample"},
-    {"samples", "N", FLAG_COUNT, OFF(samples), "5", "3", NULL, 3, 64, 0, 0,
-     NULL, "samples per figure, at least 3"},
-    {"quick", NULL, FLAG_SWITCH, OFF(quick), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL, "fewer points and samples: under a minute on two cores"},
-    {"out", "DIR", FLAG_TEXT, OFF(out), NULL, NULL,
-     "results/runs/<host>-<UTC stamp>", 0, 0, 0, 0, NULL,
-     "results folder: a new or empty one"},
-    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "print ceilings.json on stdout instead of the summary"},
+    FLAG_THREADS(ceil_opts, threads, "thread counts, one per core, pinned"),
+    FLAG_DTYPE(ceil_opts, dtype, "f32,f64"),
+    {.name = "width", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(width),
+     .def_doc = "every width this CPU has",
+     .help = "peak vector widths in bits: 64 (scalar), 128, 256, 512, or "
+             "none"},
+    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+     .def = "read,write,copy,triad,schoenauer",
+     .help = "bandwidth kernels: read, write, copy, triad (STREAM's a = b + "
+             "s*c), schoenauer (a = b + c*d, likwid's triad), or none"},
+    {.name = "bw-width", .meta = "BITS", .type = FLAG_COUNT,
+     .off = OFF(bw_width), .def_doc = "the widest this CPU has", .cmin = 1,
+     .cmax = 4096,
+     .help = "vector width of the bandwidth kernels: 128, 256, 512"},
+    {.name = "size", .meta = "START:END", .type = FLAG_TEXT, .off = OFF(size),
+     .def_doc = "4K to 1G or 8x the last cache",
+     .help = "working sets to sweep, all threads together (suffixes K, M, "
+             "G)"},
+    {.name = "factor", .meta = "F", .type = FLAG_REAL, .off = OFF(factor),
+     .def = "1.25", .def_quick = "1.5", .rmin = 1.01, .rmax = 16.0,
+     .help = "geometric step of the sweep"},
+    {.name = "sample-bytes", .meta = "N", .type = FLAG_COUNT,
+     .off = OFF(sample_bytes), .def = "1G", .def_quick = "256M",
+     .cmin = 4096, .cmax = 1ull << 40,
+     .help = "traffic of one bandwidth sample, about; more gives longer "
+             "samples"},
+    {.name = "gemm-n", .meta = "N", .type = FLAG_COUNT, .off = OFF(gemm_n),
+     .def = "4000", .def_quick = "2000", .cmax = 65536,
+     .help = "size of the OpenBLAS GEMM roof, 0 to skip"},
+    FLAG_MIN_TIME(ceil_opts, min_time, "0.05", "0.02", 1e-3,
+                  "seconds per clock, peak and GEMM sample"),
+    FLAG_SAMPLES(ceil_opts, samples, "5", "3", 64,
+                 "samples per figure, at least 3"),
+    FLAG_QUICK(ceil_opts, quick,
+               "fewer points and samples: under a minute on two cores"),
+    FLAG_OUT(ceil_opts, out),
+    FLAG_JSON(ceil_opts, json,
+              "print ceilings.json on stdout instead of the summary"),
 };
 
 static const flag_table ceil_table = {
@@ -211,6 +213,7 @@ typedef struct {
     char *json;              /* ceilings.json as written             */
     char chart[512];         /* why there is no chart, or ""         */
     int chart_failed;
+    int json_out;            /* --json: print the document           */
 } ceil_state;
 
 static int write_ceilings(session *s, void *ctx, const char *status,
@@ -228,78 +231,58 @@ static int write_ceilings(session *s, void *ctx, const char *status,
                                  &st->chart_failed, e);
 }
 
-static void summary(const session *s, const ceil_state *st, FILE *f)
+/* The summary, or the document, once it is written. */
+static void print_ceilings(session *s, void *ctx, const char *status)
 {
-    fprintf(f, "roofbench ceilings on %s: results in %s\n",
-            json_string_value(json_object_get(s->context, "host")),
-            session_dir(s));
-    report_ceilings_text(&st->res, f);
-    fprintf(f, "\nWritten: %s/ceilings.json, bandwidth.csv, levels.csv%s\n",
-            session_dir(s), st->chart[0] ? "" : ", bandwidth.png, bandwidth.svg");
+    const ceil_state *st = ctx;
+    if (st->json_out) {
+        fputs(st->json, stdout);
+        return;
+    }
+    if (strcmp(status, "complete") != 0)
+        return;
+    printf("roofbench ceilings on %s: results in %s\n",
+           json_string_value(json_object_get(s->context, "host")),
+           session_dir(s));
+    report_ceilings_text(&st->res, stdout);
+    printf("\nWritten: %s/ceilings.json, bandwidth.csv, levels.csv%s\n",
+           session_dir(s),
+           st->chart[0] ? "" : ", bandwidth.png, bandwidth.svg");
     if (st->chart[0] && !st->chart_failed)
-        fprintf(f, "chart skipped: %s\n", st->chart);
+        printf("chart skipped: %s\n", st->chart);
 }
 
-static int conclude(session *s, ceil_state *st, const ceil_opts *o,
-                    int mrc, const rb_err *merr, rb_err *e)
+static int measure(const rb_machine *m, ceil_state *st, const ceil_opts *o,
+                   const ceilings_plan *plan, rb_err *e)
 {
-    const char *status = mrc ? "failed"
-                         : st->res.interrupted ? "interrupted"
-                                               : "complete";
-    const int rc = session_finish(s, status, mrc ? merr->msg : NULL, e);
-    progress_end();
-    if (rc)
+    session s;
+    if (session_open(&s, m, "ceilings", o->out, NULL, e))
         return 2;
-    if (o->json)
-        fputs(st->json, stdout);
-    else if (!mrc)
-        summary(s, st, stdout);
-    if (mrc) {
-        rb_fail(e, mrc, "%s (the finished parts are in %s, marked failed)",
-                merr->msg, session_dir(s));
-        return rb_exit_status(mrc);
-    }
-    if (st->res.interrupted) {
-        rb_fail(e, RB_EINPUT,
-                "interrupted: the finished parts are in %s, marked "
-                "interrupted",
-                session_dir(s));
-        return interrupt_exit_status(interrupt_requested());
-    }
-    if (st->chart_failed) {
-        rb_fail(e, RB_EMEASURE, "chart: %s", st->chart);
-        return 1;
-    }
-    return 0;
+    session_on_finish(&s, write_ceilings, st);
+    rb_err merr = {""};
+    const int mrc = ceilings_measure(m->topo, plan, &m->cpu, &st->res, &merr);
+    int rc = session_conclude(&s, mrc, &merr, st->res.interrupted,
+                              print_ceilings, st, e);
+    if (rc == 0 && st->chart_failed)
+        rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));
+    session_close(&s);
+    return rc;
 }
 
 int cmd_ceilings(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     ceil_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&ceil_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&ceil_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     ceil_state *st = calloc(1, sizeof(*st));
     if (!st)
         return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
     ceilings_plan plan;
-    session s;
-    int rc = make_plan(m, &o, &plan, e);
-    if (!rc)
-        rc = session_open(&s, m, "ceilings", o.out, NULL, e);
-    if (!rc) {
-        session_on_finish(&s, write_ceilings, st);
-        rb_err merr = {""};
-        const int mrc = ceilings_measure(m->topo, &plan, &m->cpu, &st->res,
-                                         &merr);
-        rc = conclude(&s, st, &o, mrc, &merr, e);
-        session_close(&s);
-    } else {
-        rc = 2;
-    }
+    st->json_out = o.json;
+    const int rc = make_plan(m, &o, &plan, e) ? 2
+                                              : measure(m, st, &o, &plan, e);
     ceilings_result_free(&st->res);
     free(st->json);
     free(st);

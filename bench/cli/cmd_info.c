@@ -16,10 +16,7 @@ typedef struct {
     int json;
 } info_opts;
 
-static const flag_spec info_flags[] = {
-    {"json", NULL, FLAG_SWITCH, offsetof(info_opts, json), NULL, NULL, NULL,
-     0, 0, 0, 0, NULL, "print the same facts as JSON"},
-};
+static const flag_spec info_flags[] = {FLAG_JSON(info_opts, json, "print the same facts as JSON")};
 
 static const flag_table info_table = {
     "info", "usage: roofbench info [--json]",
@@ -156,11 +153,9 @@ int cmd_info(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     info_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&info_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&info_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     json_t *doc = context_build(m);
     if (!doc)
         return rb_exit_status(

@@ -12,10 +12,7 @@ typedef struct {
     int json;
 } list_opts;
 
-static const flag_spec list_flags[] = {
-    {"json", NULL, FLAG_SWITCH, offsetof(list_opts, json), NULL, NULL, NULL,
-     0, 0, 0, 0, NULL, "print the list as JSON"},
-};
+static const flag_spec list_flags[] = {FLAG_JSON(list_opts, json, "print the list as JSON")};
 
 static const flag_table list_table = {
     "list", "usage: roofbench list [--json]",
@@ -30,11 +27,9 @@ int cmd_list(const rb_machine *m, int argc, char **argv, rb_err *e)
     (void)m;
     list_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&list_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&list_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     if (o.json) {
         json_t *arr = json_array();
         for (size_t i = 0; i < rb_nkernels; i++) {

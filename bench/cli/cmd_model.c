@@ -28,37 +28,31 @@ typedef struct {
 #define OFF(f) offsetof(model_opts, f)
 
 static const flag_spec model_flags[] = {
-    {"profile", "LIST", FLAG_TEXT, OFF(profile), "tpu-v5e,h100-sxm", NULL,
-     NULL, 0, 0, 0, 0, NULL,
-     "profiles by name (roofbench profiles lists them), or host for this "
-     "machine"},
-    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), NULL, NULL,
-     "each profile's headline dtype", 0, 0, 0, 0, NULL,
-     "bf16, fp16, tf32, fp32 (f32), fp64 (f64), fp8, int8"},
-    {"sweep", "D=A:B", FLAG_TEXT, OFF(sweep), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "sizes of D from A to B, doubling, with the size where the product "
-     "turns compute-bound on each profile"},
-    {"shard", "D:N", FLAG_TEXT, OFF(shard), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "split contracting dimension D over N chips; the partial sums are "
-     "all-reduced over --link (a ring: each chip sends 2(N-1)/N of the "
-     "output one way)"},
-    {"link", "NAME", FLAG_TEXT, OFF(link), NULL, NULL, "each profile's first",
-     0, 0, 0, 0, NULL,
-     "ici, nvlink, infinity, pcie, dcn: a link the profiles have"},
-    {"file", "FILE", FLAG_TEXT, OFF(file), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "one SPEC [SIZE...] per line (# comments), billed with a total; SIZEs "
-     "on the command line apply to every line"},
-    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
-     0, NULL,
-     "the host roofline for --profile host (else it is measured now, about "
-     "25 s, and not saved)"},
-    {"profiles", "DIR", FLAG_TEXT, OFF(profiles), NULL, NULL,
-     "$ROOFBENCH_PROFILES or the source tree's profiles/", 0, 0, 0, 0, NULL,
-     "where profiles are read"},
-    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "print a JSON document instead of the tables"},
+    {.name = "profile", .meta = "LIST", .type = FLAG_TEXT,
+     .off = OFF(profile), .def = "tpu-v5e,h100-sxm",
+     .help = "profiles by name (roofbench profiles lists them), or host for "
+             "this machine"},
+    {.name = "dtype", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(dtype),
+     .def_doc = "each profile's headline dtype",
+     .help = "bf16, fp16, tf32, fp32 (f32), fp64 (f64), fp8, int8"},
+    {.name = "sweep", .meta = "D=A:B", .type = FLAG_TEXT, .off = OFF(sweep),
+     .help = "sizes of D from A to B, doubling, with the size where the "
+             "product turns compute-bound on each profile"},
+    {.name = "shard", .meta = "D:N", .type = FLAG_TEXT, .off = OFF(shard),
+     .help = "split contracting dimension D over N chips; the partial sums "
+             "are all-reduced over --link (a ring: each chip sends 2(N-1)/N "
+             "of the output one way)"},
+    {.name = "link", .meta = "NAME", .type = FLAG_TEXT, .off = OFF(link),
+     .def_doc = "each profile's first",
+     .help = "ici, nvlink, infinity, pcie, dcn: a link the profiles have"},
+    {.name = "file", .meta = "FILE", .type = FLAG_TEXT, .off = OFF(file),
+     .help = "one SPEC [SIZE...] per line (# comments), billed with a total; "
+             "SIZEs on the command line apply to every line"},
+    FLAG_CEILINGS(model_opts, ceilings,
+                  "the host roofline for --profile host (else it is measured "
+                  "now, about 25 s, and not saved)"),
+    FLAG_PROFILES(model_opts, profiles),
+    FLAG_JSON(model_opts, json, "print a JSON document instead of the tables"),
 };
 
 static const flag_table model_table = {
@@ -403,11 +397,9 @@ int cmd_model(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     model_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&model_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&model_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     study *s = calloc(1, sizeof(*s));
     study_spec *specs = calloc(STUDY_MAX_SPECS, sizeof(*specs));
     profile *profs = calloc(STUDY_MAX_PROFILES, sizeof(*profs));

@@ -29,47 +29,45 @@ typedef struct {
 #define OFF(f) offsetof(orders_opts, f)
 
 static const flag_spec orders_flags[] = {
-    {"n", "N", FLAG_COUNT, OFF(n), "512", NULL, NULL, 1, 1u << 20, 0, 0, NULL,
-     "square problems N=P=M"},
-    {"shape", "N,P,M", FLAG_TEXT, OFF(shape), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL, "[N,P] x [P,M]"},
-    {"sweep", "A:B", FLAG_TEXT, OFF(sweep), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "sizes from A to B in steps of x1.5 and x4/3 (64, 96, 128, 192, ...: "
-     "powers of two and sizes between), showing where each form falls out "
-     "of cache"},
-    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), "f64,f32", NULL, NULL, 0, 0, 0,
-     0, NULL, "f32, f64 or both"},
-    {"kernel", "LIST", FLAG_TEXT, OFF(kernel),
-     "matmul_naive,matmul_column,matmul_row,matmul_outer,matmul_blocked,"
-     "matmul_openblas",
-     NULL, NULL, 0, 0, 0, 0, NULL, "matmul kernels, in the order to show"},
-    {"threads", "N", FLAG_TEXT, OFF(threads), "1", NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "threads of the timed runs (traffic is per call on one thread)"},
-    {"traffic", "LIST", FLAG_TEXT, OFF(traffic), "model,counters", NULL, NULL,
-     0, 0, 0, 0, NULL, "model, counters, cachegrind or all"},
-    {"events", "LIST", FLAG_TEXT, OFF(events), NULL, NULL,
-     "per vendor: cycles, instructions, L1D, L2 and L3 misses, FLOPs", 0, 0,
-     0, 0, NULL, "PAPI preset or native events for counters"},
-    {"cache", "GEOM", FLAG_TEXT, OFF(cache), NULL, NULL,
-     "L1d and L2 as hwloc reports them", 0, 0, 0, 0, NULL,
-     "L1=SIZE:WAYS:LINE,LL=SIZE:WAYS:LINE for the model and cachegrind"},
-    {"min-time", "S", FLAG_REAL, OFF(min_time), "0.01", NULL, NULL, 0, 0,
-     1e-4, 60.0, "seconds", "seconds one sample must last"},
-    {"samples", "N", FLAG_COUNT, OFF(samples), "3", NULL, NULL, 3, 1000, 0, 0,
-     NULL, "timed samples per form"},
-    {"seed", "N", FLAG_COUNT, OFF(seed), "1", NULL, NULL, 0, INT64_MAX, 0, 0,
-     NULL, "seed of the random inputs, at most 2^63 - 1 (JSON's integers)"},
-    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
-     0, NULL,
-     "the host roofline for the chart (else a quick one is measured first, "
-     "as run does)"},
-    {"out", "DIR", FLAG_TEXT, OFF(out), NULL, NULL,
-     "results/runs/<host>-<UTC stamp>", 0, 0, 0, 0, NULL,
-     "results folder: a new or empty one"},
-    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "print orders.json on stdout instead of the tables"},
+    {.name = "n", .meta = "N", .type = FLAG_COUNT, .off = OFF(n), .def = "512",
+     .cmin = 1, .cmax = 1u << 20, .help = "square problems N=P=M"},
+    {.name = "shape", .meta = "N,P,M", .type = FLAG_TEXT, .off = OFF(shape),
+     .help = "[N,P] x [P,M]"},
+    {.name = "sweep", .meta = "A:B", .type = FLAG_TEXT, .off = OFF(sweep),
+     .help = "sizes from A to B in steps of x1.5 and x4/3 (64, 96, 128, 192, "
+             "...: powers of two and sizes between), showing where each form "
+             "falls out of cache"},
+    FLAG_DTYPE(orders_opts, dtype, "f64,f32"),
+    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+     .def = "matmul_naive,matmul_column,matmul_row,matmul_outer,"
+            "matmul_blocked,matmul_openblas",
+     .help = "matmul kernels, in the order to show"},
+    {.name = "threads", .meta = "N", .type = FLAG_TEXT, .off = OFF(threads),
+     .def = "1",
+     .help = "threads of the timed runs (traffic is per call on one "
+             "thread)"},
+    {.name = "traffic", .meta = "LIST", .type = FLAG_TEXT,
+     .off = OFF(traffic), .def = "model,counters",
+     .help = "model, counters, cachegrind or all"},
+    {.name = "events", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(events),
+     .def_doc = "per vendor: cycles, instructions, L1D, L2 and L3 misses, "
+                "FLOPs",
+     .help = "PAPI preset or native events for counters"},
+    {.name = "cache", .meta = "GEOM", .type = FLAG_TEXT, .off = OFF(cache),
+     .def_doc = "L1d and L2 as hwloc reports them",
+     .help = "L1=SIZE:WAYS:LINE,LL=SIZE:WAYS:LINE for the model and "
+             "cachegrind"},
+    FLAG_MIN_TIME(orders_opts, min_time, "0.01", NULL, 1e-4,
+                  "seconds one sample must last"),
+    FLAG_SAMPLES(orders_opts, samples, "3", NULL, 1000,
+                 "timed samples per form"),
+    FLAG_SEED(orders_opts, seed),
+    FLAG_CEILINGS(orders_opts, ceilings,
+                  "the host roofline for the chart (else a quick one is "
+                  "measured first, as run does)"),
+    FLAG_OUT(orders_opts, out),
+    FLAG_JSON(orders_opts, json,
+              "print orders.json on stdout instead of the tables"),
 };
 
 static const flag_table orders_table = {
@@ -288,6 +286,7 @@ typedef struct {
     char *json;              /* orders.json as written               */
     char chart[512];         /* why there is no chart, or ""         */
     int chart_failed;
+    int json_out;            /* --json: print the document           */
 } orders_state;
 
 static orders_doc doc_of(const orders_state *st, const session *s,
@@ -314,51 +313,30 @@ static int write_orders(session *s, void *ctx, const char *status,
                                sizeof(st->chart), &st->chart_failed, e);
 }
 
-static void text(const session *s, const orders_state *st, const char *status,
-                 FILE *f)
+/* The tables, or the document, once it is written. */
+static void print_orders(session *s, void *ctx, const char *status)
 {
-    const orders_doc d = doc_of(st, s, status, NULL);
-    report_orders_text(&d, session_dir(s), f);
-    if (st->chart[0] && st->chart_failed)
-        fprintf(f, "chart: %s\n", st->chart);
-    else if (st->chart[0])
-        fprintf(f, "chart skipped: %s\n", st->chart);
-    else if (st->plan.nsizes == 1)
-        for (int d2 = 0; d2 < st->plan.ndtypes; d2++)
-            fprintf(f, "chart: %s/orders-%s-%zu.png and .svg\n",
-                    session_dir(s), rb_dtype_name(st->plan.dtypes[d2]),
-                    st->plan.sizes[0].n);
-    else
-        fprintf(f, "charts: %s/orders-<dtype>-<n>.png and .svg\n",
-                session_dir(s));
-    fprintf(f, "Written: %s/orders.json, orders.csv\n", session_dir(s));
-}
-
-static int conclude(session *s, orders_state *st, const orders_opts *o,
-                    int mrc, const rb_err *merr, rb_err *e)
-{
-    const char *status = mrc ? "failed"
-                         : st->res.interrupted ? "interrupted"
-                                               : "complete";
-    const int rc = session_finish(s, status, mrc ? merr->msg : NULL, e);
-    progress_end();
-    if (rc)
-        return 2;
-    if (o->json)
+    const orders_state *st = ctx;
+    if (st->json_out) {
         fputs(st->json, stdout);
-    else if (!mrc && !st->res.interrupted)
-        text(s, st, status, stdout);
-    if (mrc)
-        return rb_exit_status(rb_fail(e, mrc, "%s", merr->msg));
-    if (st->res.interrupted) {
-        rb_fail(e, RB_EINPUT, "interrupted: partial results in %s",
-                session_dir(s));
-        return interrupt_exit_status(interrupt_requested());
+        return;
     }
-    if (st->chart_failed)
-        return rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s",
-                                      st->chart));
-    return 0;
+    if (strcmp(status, "complete") != 0)
+        return;
+    const orders_doc d = doc_of(st, s, status, NULL);
+    report_orders_text(&d, session_dir(s), stdout);
+    if (st->chart[0] && st->chart_failed)
+        printf("chart: %s\n", st->chart);
+    else if (st->chart[0])
+        printf("chart skipped: %s\n", st->chart);
+    else if (st->plan.nsizes == 1)
+        for (int k = 0; k < st->plan.ndtypes; k++)
+            printf("chart: %s/orders-%s-%zu.png and .svg\n", session_dir(s),
+                   rb_dtype_name(st->plan.dtypes[k]), st->plan.sizes[0].n);
+    else
+        printf("charts: %s/orders-<dtype>-<n>.png and .svg\n",
+               session_dir(s));
+    printf("Written: %s/orders.json, orders.csv\n", session_dir(s));
 }
 
 static int measure(const rb_machine *m, orders_state *st,
@@ -373,16 +351,16 @@ static int measure(const rb_machine *m, orders_state *st,
     int rc = session_roofline(&s, &st->roof, st->plan.timing.threads, 1,
                               st->plan.dtypes, st->plan.ndtypes, &interrupted,
                               e);
-    if (!rc) {
-        rb_err merr = {""};
-        const int mrc = interrupted ? RB_OK
-                                    : orders_measure(m->topo, &st->plan,
-                                                     &st->res, &merr);
-        st->res.interrupted |= interrupted;
-        rc = conclude(&s, st, o, mrc, &merr, e);
-    } else {
-        rc = rb_exit_status(rc);
-    }
+    rb_err merr = {""};
+    const int mrc = rc || interrupted
+                        ? RB_OK
+                        : orders_measure(m->topo, &st->plan, &st->res, &merr);
+    rc = rc ? rb_exit_status(rc)
+            : session_conclude(&s, mrc, &merr,
+                               interrupted || st->res.interrupted,
+                               print_orders, st, e);
+    if (rc == 0 && st->chart_failed)
+        rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));
     session_close(&s);
     return rc;
 }
@@ -391,14 +369,13 @@ int cmd_orders(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     orders_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&orders_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&orders_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     orders_state *st = calloc(1, sizeof(*st));
     if (!st)
         return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
+    st->json_out = o.json;
     int rc = make_plan(m, &o, &seen, &st->plan, e);
     if (!rc)
         rc = session_roof_load(m, o.ceilings, &st->roof, e);

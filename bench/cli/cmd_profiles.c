@@ -17,16 +17,12 @@ typedef struct {
     int json;
 } profiles_opts;
 
-#define OFF(f) offsetof(profiles_opts, f)
-
 static const flag_spec profiles_flags[] = {
-    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
-     0, NULL, "add the host measured in an earlier run (its ceilings.json)"},
-    {"profiles", "DIR", FLAG_TEXT, OFF(profiles), NULL, NULL,
-     "$ROOFBENCH_PROFILES or the source tree's profiles/", 0, 0, 0, 0, NULL,
-     "where profiles are read"},
-    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "print the list as JSON"},
+    FLAG_CEILINGS(profiles_opts, ceilings,
+                  "add the host measured in an earlier run (its "
+                  "ceilings.json)"),
+    FLAG_PROFILES(profiles_opts, profiles),
+    FLAG_JSON(profiles_opts, json, "print the list as JSON"),
 };
 
 static const flag_table profiles_table = {
@@ -154,11 +150,9 @@ int cmd_profiles(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     profiles_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&profiles_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&profiles_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     const char *dir = profile_dir(o.profiles);
     profile *ps = NULL;
     size_t n = 0;

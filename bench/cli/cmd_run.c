@@ -29,46 +29,42 @@ typedef struct {
 #define OFF(f) offsetof(run_opts, f)
 
 static const flag_spec run_flags[] = {
-    {"kernel", "LIST", FLAG_TEXT, OFF(kernel), "all", NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "kernels (see roofbench list), operations (matmul, batched: all their "
-     "kernels) or all, comma-separated"},
-    {"dtype", "LIST", FLAG_TEXT, OFF(dtype), "f32,f64", NULL, NULL, 0, 0, 0,
-     0, NULL, "f32, f64 or both"},
-    {"threads", "LIST", FLAG_TEXT, OFF(threads), NULL, NULL,
-     "1 and all the cores this process may use", 0, 0, 0, 0, NULL,
-     "thread counts, each 1 to the number of cores; one thread per core, "
-     "pinned"},
-    {"n", "N", FLAG_COUNT, OFF(n), NULL, NULL, NULL, 1, SIZE_MAX, 0, 0, NULL,
-     "square problems: dot P=N, matvec N=P=N, matmul and batched N=P=M=N"},
-    {"shape", "N,P,M", FLAG_TEXT, OFF(shape), NULL, NULL,
-     "dot P=10000000, matvec 4000x4000, matmul 512x512x512, batched "
-     "64x512x512; with --quick 1000000, 1000x1000, 128x128x128, 16x128x128",
-     0, 0, 0, 0, NULL, "[N,P] x [P,M]; dot uses P, matvec N and P"},
-    {"min-time", "S", FLAG_REAL, OFF(min_time), "0.01", "0.002", NULL, 0, 0,
-     1e-4, 60.0, "seconds", "seconds one sample must last"},
-    {"samples", "N", FLAG_COUNT, OFF(samples), "5", NULL, NULL, 3, 100000, 0,
-     0, NULL, "timed samples per row, at least 3"},
-    {"seed", "N", FLAG_COUNT, OFF(seed), "1", NULL, NULL, 0, INT64_MAX, 0, 0,
-     NULL, "seed of the random inputs, at most 2^63 - 1 (JSON's integers)"},
-    {"quick", NULL, FLAG_SWITCH, OFF(quick), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL, "small default problems and short samples"},
-    {"events", "LIST", FLAG_TEXT, OFF(events), NULL, NULL, NULL, 0, 0, 0, 0,
-     NULL,
-     "PAPI preset or native events (or 'default': cycles, instructions, "
-     "L1D, L2, L3 misses, FLOPs for this vendor), read in one more sample "
-     "per row on every thread; an event that cannot be counted here is "
-     "reported unavailable"},
-    {"ceilings", "FILE", FLAG_TEXT, OFF(ceilings), NULL, NULL, NULL, 0, 0, 0,
-     0, NULL,
-     "the host roofline from an earlier `roofbench ceilings` (its "
-     "ceilings.json); without it, run measures the roofs it needs first "
-     "(peak at the widest vector width, read bandwidth)"},
-    {"out", "DIR", FLAG_TEXT, OFF(out), NULL, NULL,
-     "results/runs/<host>-<UTC stamp>", 0, 0, 0, 0, NULL,
-     "results folder: a new or empty one"},
-    {"json", NULL, FLAG_SWITCH, OFF(json), NULL, NULL, NULL, 0, 0, 0, 0, NULL,
-     "print the results document on stdout instead of the table"},
+    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+     .def = "all",
+     .help = "kernels (see roofbench list), operations (matmul, batched: all "
+             "their kernels) or all, comma-separated"},
+    FLAG_DTYPE(run_opts, dtype, "f32,f64"),
+    FLAG_THREADS(run_opts, threads,
+                 "thread counts, each 1 to the number of cores; one thread "
+                 "per core, pinned"),
+    {.name = "n", .meta = "N", .type = FLAG_COUNT, .off = OFF(n), .cmin = 1,
+     .cmax = SIZE_MAX,
+     .help = "square problems: dot P=N, matvec N=P=N, matmul and batched "
+             "N=P=M=N"},
+    {.name = "shape", .meta = "N,P,M", .type = FLAG_TEXT, .off = OFF(shape),
+     .def_doc = "dot P=10000000, matvec 4000x4000, matmul 512x512x512, "
+                "batched 64x512x512; with --quick 1000000, 1000x1000, "
+                "128x128x128, 16x128x128",
+     .help = "[N,P] x [P,M]; dot uses P, matvec N and P"},
+    FLAG_MIN_TIME(run_opts, min_time, "0.01", "0.002", 1e-4,
+                  "seconds one sample must last"),
+    FLAG_SAMPLES(run_opts, samples, "5", NULL, 100000,
+                 "timed samples per row, at least 3"),
+    FLAG_SEED(run_opts, seed),
+    FLAG_QUICK(run_opts, quick, "small default problems and short samples"),
+    {.name = "events", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(events),
+     .help = "PAPI preset or native events (or 'default': cycles, "
+             "instructions, L1D, L2, L3 misses, FLOPs for this vendor), read "
+             "in one more sample per row on every thread; an event that "
+             "cannot be counted here is reported unavailable"},
+    FLAG_CEILINGS(run_opts, ceilings,
+                  "the host roofline from an earlier `roofbench ceilings` "
+                  "(its ceilings.json); without it, run measures the roofs it "
+                  "needs first (peak at the widest vector width, read "
+                  "bandwidth)"),
+    FLAG_OUT(run_opts, out),
+    FLAG_JSON(run_opts, json,
+              "print the results document on stdout instead of the table"),
 };
 
 static const flag_table run_table = {
@@ -210,7 +206,8 @@ typedef struct {
     harness_result res;
     session_roof roof;
     counters_events ev;
-    char *json;              /* results.json as written (--json)        */
+    char *json;              /* results.json as written                 */
+    int json_out;            /* --json: print it                        */
 } run_state;
 
 static run_doc doc_of(const run_state *st, const session *s,
@@ -252,38 +249,16 @@ static void on_row(const harness_row *r, void *ctx)
                  (double)r->counts.bytes / r->time.min / 1e9);
 }
 
-/* The documents written, then the table (or the document) and the exit
- * status the measurement ended with. */
-static int conclude(session *s, run_state *st, const run_opts *o,
-                    int run_rc, const rb_err *run_err, rb_err *e)
+/* The table, or the document, once it is written. */
+static void print_run(session *s, void *ctx, const char *status)
 {
-    const char *status = run_rc           ? "failed"
-                         : st->res.interrupted ? "interrupted"
-                                               : "complete";
-    const int rc = session_finish(s, status, run_rc ? run_err->msg : NULL, e);
-    progress_end();
-    if (rc)
-        return 2;
-    const run_doc d = doc_of(st, s, status, run_rc ? run_err->msg : NULL);
-    if (o->json)
+    const run_state *st = ctx;
+    if (st->json_out) {
         fputs(st->json, stdout);
-    else
-        report_run_text(&d, session_dir(s), stdout);
-    if (run_rc) {
-        fprintf(stderr, "roofbench: %s\n", run_err->msg);
-        rb_fail(e, run_rc, "the %zu rows verified before it are in %s, "
-                           "marked failed",
-                st->res.nrows, session_dir(s));
-        return rb_exit_status(run_rc);
+        return;
     }
-    if (st->res.interrupted) {
-        rb_fail(e, RB_EINPUT,
-                "interrupted: %zu finished rows kept in %s, marked "
-                "interrupted",
-                st->res.nrows, session_dir(s));
-        return interrupt_exit_status(interrupt_requested());
-    }
-    return 0;
+    const run_doc d = doc_of(st, s, status, NULL);
+    report_run_text(&d, session_dir(s), stdout);
 }
 
 static int measure(const rb_machine *m, run_state *st, const run_opts *o,
@@ -303,12 +278,10 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
     if (!rc && !interrupted)
         run_rc = harness_run(m->topo, &st->plan, &st->res, on_row, st,
                              &run_err);
-    if (!rc) {
-        st->res.interrupted |= interrupted;
-        rc = conclude(&s, st, o, run_rc, &run_err, e);
-    } else {
-        rc = rb_exit_status(rc);
-    }
+    rc = rc ? rb_exit_status(rc)
+            : session_conclude(&s, run_rc, &run_err,
+                               interrupted || st->res.interrupted, print_run,
+                               st, e);
     session_close(&s);
     return rc;
 }
@@ -317,14 +290,13 @@ int cmd_run(const rb_machine *m, int argc, char **argv, rb_err *e)
 {
     run_opts o;
     flag_seen seen;
-    int help;
-    if (flags_parse(&run_table, argc, argv, &o, &seen, &help, e))
-        return 2;
-    if (help)
-        return 0;
+    const int start = flags_start(&run_table, argc, argv, &o, &seen, e);
+    if (start >= 0)
+        return start;
     run_state *st = calloc(1, sizeof(*st));
     if (!st)
         return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
+    st->json_out = o.json;
     int rc = make_plan(m, &o, &seen, &st->plan, &st->ev, e);
     if (!rc)
         rc = session_roof_load(m, o.ceilings, &st->roof, e);

@@ -29,7 +29,7 @@ const char *flags_text(const flag_table *t, const flag_seen *seen,
     return (seen->given >> i) & 1 ? seen->raw[i] : t->flags[i].def;
 }
 
-/* Stores a value of flag f into opts; flag_name is "--name". */
+/* Stores a value of flag f into opts (NULL: the flag's zero: 0, NULL). */
 static int store(const flag_spec *f, const char *value, void *opts, rb_err *e)
 {
     char flag[64];
@@ -43,10 +43,12 @@ static int store(const flag_spec *f, const char *value, void *opts, rb_err *e)
         *(const char **)dst = value;
         return RB_OK;
     case FLAG_COUNT:
+        *(uint64_t *)dst = 0; /* not given, no default */
         return value ? parse_count(flag, value, f->cmin, f->cmax,
                                    (uint64_t *)dst, e)
                      : RB_OK;
     case FLAG_REAL:
+        *(double *)dst = 0.0;
         return value ? parse_real(flag, value, f->rmin, f->rmax, f->unit,
                                   (double *)dst, e)
                      : RB_OK;
@@ -129,6 +131,15 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
         return rb_fail(e, RB_EINPUT, "%s: unexpected argument '%s'",
                        t->command, argv[optind]);
     return defaults(t, seen, opts, e);
+}
+
+int flags_start(const flag_table *t, int argc, char **argv, void *opts,
+                flag_seen *seen, rb_err *e)
+{
+    int help;
+    if (flags_parse(t, argc, argv, opts, seen, &help, e))
+        return 2;
+    return help ? 0 : -1;
 }
 
 /* ---- help -------------------------------------------------------------------- */

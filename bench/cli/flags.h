@@ -70,6 +70,50 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
  * the epilog. */
 void flags_help(const flag_table *t, FILE *f);
 
+/* flags_parse for a command's entry: returns -1 to go on, 0 after the
+ * help was printed, 2 after bad input (e set). */
+int flags_start(const flag_table *t, int argc, char **argv, void *opts,
+                flag_seen *seen, rb_err *e);
+
+/* The flags that mean the same in every command, declared once (T is the
+ * command's options struct, f its field). */
+#define FLAG_DTYPE(T, f, dflt)                                                 \
+    {.name = "dtype", .meta = "LIST", .type = FLAG_TEXT,                       \
+     .off = offsetof(T, f), .def = dflt, .help = "f32, f64 or both"}
+#define FLAG_THREADS(T, f, text)                                               \
+    {.name = "threads", .meta = "LIST", .type = FLAG_TEXT,                     \
+     .off = offsetof(T, f),                                                    \
+     .def_doc = "1 and all the cores this process may use", .help = text}
+#define FLAG_MIN_TIME(T, f, dflt, quick, lo, text)                             \
+    {.name = "min-time", .meta = "S", .type = FLAG_REAL,                       \
+     .off = offsetof(T, f), .def = dflt, .def_quick = quick, .rmin = lo,       \
+     .rmax = 60.0, .unit = "seconds", .help = text}
+#define FLAG_SAMPLES(T, f, dflt, quick, most, text)                            \
+    {.name = "samples", .meta = "N", .type = FLAG_COUNT,                       \
+     .off = offsetof(T, f), .def = dflt, .def_quick = quick, .cmin = 3,        \
+     .cmax = most, .help = text}
+#define FLAG_SEED(T, f)                                                        \
+    {.name = "seed", .meta = "N", .type = FLAG_COUNT, .off = offsetof(T, f),   \
+     .def = "1", .cmax = INT64_MAX,                                            \
+     .help = "seed of the random inputs, at most 2^63 - 1 (JSON's "          \
+             "integers)"}
+#define FLAG_QUICK(T, f, text)                                                 \
+    {.name = "quick", .type = FLAG_SWITCH, .off = offsetof(T, f), .help = text}
+#define FLAG_CEILINGS(T, f, text)                                              \
+    {.name = "ceilings", .meta = "FILE", .type = FLAG_TEXT,                    \
+     .off = offsetof(T, f), .help = text}
+#define FLAG_OUT(T, f)                                                         \
+    {.name = "out", .meta = "DIR", .type = FLAG_TEXT, .off = offsetof(T, f),   \
+     .def_doc = "results/runs/<host>-<UTC stamp>",                             \
+     .help = "results folder: a new or empty one"}
+#define FLAG_JSON(T, f, text)                                                  \
+    {.name = "json", .type = FLAG_SWITCH, .off = offsetof(T, f), .help = text}
+#define FLAG_PROFILES(T, f)                                                    \
+    {.name = "profiles", .meta = "DIR", .type = FLAG_TEXT,                     \
+     .off = offsetof(T, f),                                                    \
+     .def_doc = "$ROOFBENCH_PROFILES or the source tree's profiles/",          \
+     .help = "where profiles are read"}
+
 /* Whether the flag called name was given. */
 int flags_given(const flag_table *t, const flag_seen *seen, const char *name);
 

@@ -26,14 +26,6 @@ int bw_kernel_streams(bw_kernel k)
     return k < BW_NKERNELS ? streams[k] : 0;
 }
 
-static double max_of(const double *x, int n)
-{
-    double m = x[0];
-    for (int i = 1; i < n; i++)
-        m = fmax(m, x[i]);
-    return m;
-}
-
 /* ---- bandwidth ------------------------------------------------------------ */
 
 typedef struct {
@@ -265,7 +257,7 @@ static int bw_summarize(const ceilings_plan *plan, int nt, const size_t *elems,
     for (size_t p = 0; p < np; p++) {
         ceil_point *pt = &out->points[p];
         pt->bytes = bytes[p] = per_elem * (double)elems[p];
-        pt->gbs_best = best[p] = max_of(gbs[p], nsamples);
+        pt->gbs_best = best[p] = stats_max(gbs[p], (size_t)nsamples);
         pt->gbs = stats_median(gbs[p], (size_t)nsamples);
         pt->passes = fmax(1.0, round(plan->bw_target_bytes / bytes[p]));
         pt->nsamples = nsamples;

@@ -238,14 +238,6 @@ static void sample_job(pool *team, pool_job job, void *ctx, uint64_t *reps,
         out[i] = pool_run(team, job, ctx);
 }
 
-static double max_of(const double *x, int n)
-{
-    double m = x[0];
-    for (int i = 1; i < n; i++)
-        m = fmax(m, x[i]);
-    return m;
-}
-
 /* ---- clock --------------------------------------------------------------- */
 
 typedef struct {
@@ -281,7 +273,7 @@ static int measure_clock(pool *team, int nt, const ceilings_plan *plan,
     out->nsamples = plan->samples;
     for (int i = 0; i < plan->samples; i++)
         out->samples[i] = 64.0 * (double)c.reps / sec[i] / 1e9;
-    out->ghz = max_of(out->samples, plan->samples);
+    out->ghz = stats_max(out->samples, (size_t)plan->samples);
     out->ghz_median = stats_median(out->samples, (size_t)plan->samples);
     return RB_OK;
 }
@@ -383,7 +375,7 @@ static int measure_peak(pool *team, int nt, const rb_peak_variant *v,
     out->v = v;
     out->threads = nt;
     out->lanes = lanes;
-    out->gflops = max_of(out->samples, nsamples);
+    out->gflops = stats_max(out->samples, (size_t)nsamples);
     out->gflops_median = stats_median(out->samples, (size_t)nsamples);
     out->fpc = out->gflops / nt / ghz;
     out->pipes = ceilings_fma_pipes(cpu, v->bits, &out->pipes_source);
@@ -459,7 +451,7 @@ static int measure_gemm(hwloc_topology_t topo, int nt, rb_dtype dt,
         out->nsamples = r->nsamples;
         for (int i = 0; i < r->nsamples; i++)
             out->samples[i] = (double)r->counts.flops / r->samples[i] / 1e9;
-        out->gflops = max_of(out->samples, r->nsamples);
+        out->gflops = stats_max(out->samples, (size_t)r->nsamples);
         out->gflops_median = stats_median(out->samples, (size_t)r->nsamples);
         snprintf(out->corename, sizeof(out->corename), "%s",
                  openblas_get_corename());
@@ -670,14 +662,12 @@ static int measure_team(hwloc_topology_t topo, int nt,
 {
     ceil_team t = {.threads = nt, .read = -1};
     pin_plan pins;
-    pool *team = NULL;
-    int rc = pin_plan_make(topo, nt, &pins, e);
+    pool *team;
+    int rc = pool_open(topo, nt, &pins, &team, e);
     if (rc)
         return rc;
-    rc = pool_create(topo, &pins, &team, e);
     ceil_clock clk;
-    if (!rc)
-        rc = measure_clock(team, nt, plan, &clk, e);
+    rc = measure_clock(team, nt, plan, &clk, e);
     if (!rc) {
         interrupt_lock();
         res->clocks[res->nclocks++] = clk;
@@ -690,11 +680,9 @@ static int measure_team(hwloc_topology_t topo, int nt,
     if (!rc)
         rc = team_curves(topo, team, &pins, plan, host_isa_mask(cpu), res, &t,
                          e);
-    pool_destroy(team);
-    rc = pin_unbind_self_after(topo, rc, e);
+    rc = pool_close(topo, team, &pins, rc, e);
     if (!rc)
         rc = team_gemms(topo, nt, plan, res, &t, e);
-    pin_plan_free(&pins);
     if (!rc && !interrupt_requested()) {
         interrupt_lock();
         res->teams[res->nteams++] = t;

@@ -598,13 +598,11 @@ static int run_team(hwloc_topology_t topo, const harness_plan *plan, rb_op op,
                     .elsize = rb_dtype_size(dt), .seed = plan->seed};
     rb_region operands = {0};
     pin_plan pins;
-    pool *team = NULL;
-    int rc = pin_plan_make(topo, nthreads, &pins, e);
+    pool *team;
+    int rc = pool_open(topo, nthreads, &pins, &team, e);
     if (rc)
         return rc;
-    rc = pool_create(topo, &pins, &team, e);
-    if (!rc)
-        rc = map_operands(&ctx, nthreads, &operands, e);
+    rc = map_operands(&ctx, nthreads, &operands, e);
     if (!rc)
         pool_run(team, job_fill, &ctx);
     exec_env x = {.topo = topo, .pins = &pins, .team = team, .ctx = &ctx};
@@ -625,9 +623,7 @@ static int run_team(hwloc_topology_t topo, const harness_plan *plan, rb_op op,
             free(row.samples);
     }
     rb_region_unmap(&operands);
-    pool_destroy(team);
-    pin_plan_free(&pins);
-    return pin_unbind_self_after(topo, rc, e);
+    return pool_close(topo, team, &pins, rc, e);
 }
 
 int harness_run(hwloc_topology_t topo, const harness_plan *plan,

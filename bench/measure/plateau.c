@@ -26,44 +26,41 @@ static double trend(const double *y, size_t first, size_t last)
     return fmax(a, b) / fmin(a, b);
 }
 
-size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
-                      double merge_ratio, double past_cache_bytes,
-                      size_t max_caches, const double *cache_bytes,
-                      plateau *out, size_t max)
+/* The curve as smoothed log bandwidth: a running median of three, so
+ * that one stray sample (a neighbour on a shared machine) cannot open a
+ * level. Returns the penalty a new segment must pay: several points'
+ * worth of the curve's noise (estimated from successive differences,
+ * which on a plateau are pure noise, sqrt(2) sigma, and steps are rare
+ * enough that the median ignores them), and never less than a 5% step
+ * over a few points would cost. */
+static double smooth(const double *gbs, size_t n, double *y)
 {
-    if (n == 0 || n > MAX_POINTS || max == 0)
-        return 0;
-    /* Log bandwidth, smoothed by a running median of three so that one
-     * stray sample (a neighbour on a shared machine) cannot open a level. */
-    double raw[MAX_POINTS], y[MAX_POINTS], s1[MAX_POINTS + 1],
-        s2[MAX_POINTS + 1];
+    double raw[MAX_POINTS], d[MAX_POINTS];
     for (size_t i = 0; i < n; i++)
         raw[i] = log(gbs[i] > 0.0 ? gbs[i] : 1e-30);
     for (size_t i = 0; i < n; i++)
         y[i] = (i == 0 || i == n - 1) ? raw[i] : stats_median(raw + i - 1, 3);
-
-    /* Noise of the curve from successive differences: on a plateau they
-     * are pure noise (sqrt(2) sigma), and steps are rare enough that the
-     * median ignores them. */
-    double d[MAX_POINTS];
     for (size_t i = 1; i < n; i++)
         d[i - 1] = fabs(y[i] - y[i - 1]);
     const double sigma =
         n > 2 ? 1.4826 * stats_median(d, n - 1) / sqrt(2.0) : 0.05;
-    /* A new segment must pay for itself: several points' worth of noise,
-     * and never less than a 5% step over a few points would. */
-    const double penalty = fmax(8.0 * sigma * sigma * log((double)n + 1.0),
-                                4.0 * 0.05 * 0.05);
+    return fmax(8.0 * sigma * sigma * log((double)n + 1.0),
+                4.0 * 0.05 * 0.05);
+}
 
+/* Least squares segmentation of y by dynamic programming: best[j] is the
+ * least cost of segmenting points [0, j), cut[j] where the last segment
+ * of that segmentation starts. The segments go to seg, in order. */
+static size_t segment(const double *y, size_t n, double penalty,
+                      plateau *seg)
+{
+    double s1[MAX_POINTS + 1], s2[MAX_POINTS + 1], best[MAX_POINTS + 1];
+    size_t cut[MAX_POINTS + 1];
     s1[0] = s2[0] = 0.0;
     for (size_t i = 0; i < n; i++) {
         s1[i + 1] = s1[i] + y[i];
         s2[i + 1] = s2[i] + y[i] * y[i];
     }
-    /* best[j]: least cost of segmenting points [0, j); cut[j]: where the
-     * last segment of that segmentation starts. */
-    double best[MAX_POINTS + 1];
-    size_t cut[MAX_POINTS + 1];
     best[0] = 0.0;
     for (size_t j = 1; j <= n; j++) {
         best[j] = INFINITY;
@@ -78,34 +75,40 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
             }
         }
     }
-    /* Walk back to the segments, in order. */
     size_t starts[MAX_POINTS], nseg = 0;
     for (size_t j = n; j > 0; j = cut[j])
         starts[nseg++] = cut[j];
-    plateau seg[MAX_POINTS];
     for (size_t k = 0; k < nseg; k++) {
-        const size_t first = starts[nseg - 1 - k];
-        const size_t last = (k + 1 < nseg ? starts[nseg - 2 - k] : n) - 1;
-        seg[k].first = first;
-        seg[k].last = last;
+        seg[k].first = starts[nseg - 1 - k];
+        seg[k].last = (k + 1 < nseg ? starts[nseg - 2 - k] : n) - 1;
     }
+    return nseg;
+}
 
-    /* Levels are the segments of at least 3 points that span at least a
-     * factor 2 of working set and are flat: a stretch whose second half
-     * differs from its first by more than 20% is a transition, however the
-     * segmentation cut it. */
+/* Levels are the segments of at least 3 points that span at least a
+ * factor 2 of working set and are flat: a stretch whose second half
+ * differs from its first by more than 20% is a transition, however the
+ * segmentation cut it. Keeps them in seg; returns how many. */
+static size_t keep_flat(const double *bytes, const double *gbs, plateau *seg,
+                        size_t nseg)
+{
     size_t ns = 0;
     for (size_t k = 0; k < nseg; k++)
         if (seg[k].last - seg[k].first + 1 >= 3 &&
             bytes[seg[k].last] >= 2.0 * bytes[seg[k].first] &&
             trend(gbs, seg[k].first, seg[k].last) <= 1.2)
             seg[ns++] = seg[k];
+    return ns;
+}
 
-    /* Neighbouring levels that differ by less than merge_ratio are one
-     * level that drifted, and a level faster than the one before it is
-     * noise in the slower one (bandwidth only falls as the working set
-     * grows); both are merged, across any transition between them. A slow
-     * first level followed by a faster one is start-up overhead. */
+/* Neighbouring levels that differ by less than merge_ratio are one level
+ * that drifted, and a level faster than the one before it is noise in the
+ * slower one (bandwidth only falls as the working set grows); both are
+ * merged, across any transition between them. A slow first level
+ * followed by a faster one is start-up overhead: dropped. */
+static size_t merge(const double *gbs, const plateau *seg, size_t ns,
+                    double merge_ratio, plateau *out, size_t max)
+{
     size_t np = 0;
     for (size_t k = 0; k < ns && np < max; k++) {
         plateau p = seg[k];
@@ -125,24 +128,35 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
         }
         out[np++] = p;
     }
-    /* DRAM: the last level of a sweep that went past every cache, once
-     * its plateau reaches well beyond the caches too. */
-    const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
-                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0;
-    /* A cache plateau that still holds at more than twice what the
-     * largest cache level holds is a stretch of the way to DRAM, not a
-     * cache: dropped (it would otherwise force two real levels to merge). */
-    if (cache_bytes && max_caches > 0 && cache_bytes[max_caches - 1] > 0.0)
-        for (size_t k = 0; k + (size_t)dram < np;) {
-            if (bytes[out[k].last] > 2.0 * cache_bytes[max_caches - 1]) {
-                for (size_t j = k; j + 1 < np; j++)
-                    out[j] = out[j + 1];
-                np--;
-            } else {
-                k++;
-            }
+    return np;
+}
+
+/* A cache plateau that still holds at more than twice what the largest
+ * cache level holds is a stretch of the way to DRAM, not a cache:
+ * dropped (it would otherwise force two real levels to merge). */
+static size_t drop_shelves(const double *bytes, plateau *out, size_t np,
+                           int dram, size_t max_caches,
+                           const double *cache_bytes)
+{
+    if (!cache_bytes || max_caches == 0 || cache_bytes[max_caches - 1] <= 0.0)
+        return np;
+    for (size_t k = 0; k + (size_t)dram < np;) {
+        if (bytes[out[k].last] > 2.0 * cache_bytes[max_caches - 1]) {
+            for (size_t j = k; j + 1 < np; j++)
+                out[j] = out[j + 1];
+            np--;
+        } else {
+            k++;
         }
-    /* no more cache levels than the machine has */
+    }
+    return np;
+}
+
+/* No more cache levels than the machine has: the two neighbouring cache
+ * plateaus closest in bandwidth are merged until max_caches remain. */
+static size_t cap_levels(const double *gbs, plateau *out, size_t np, int dram,
+                         size_t max_caches)
+{
     while (max_caches > 0 && np - (size_t)dram > max_caches) {
         size_t pick = 0;
         double best_ratio = INFINITY;
@@ -159,6 +173,15 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
             out[k] = out[k + 1];
         np--;
     }
+    return np;
+}
+
+/* Sizes and names: DRAM for the last when the sweep reached it, else the
+ * cache level each starts in; a plateau that holds at more than twice its
+ * level's capacity spans the next levels too ("L1-L2"). */
+static void name_levels(const double *bytes, size_t n, plateau *out, size_t np,
+                        int dram, size_t max_caches, const double *cache_bytes)
+{
     for (size_t k = 0; k < np; k++) {
         out[k].first_bytes = bytes[out[k].first];
         out[k].last_bytes = bytes[out[k].last];
@@ -182,5 +205,27 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                      (unsigned)level % 10u, (unsigned)hi % 10u);
         level = hi + 1;
     }
+}
+
+size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
+                      double merge_ratio, double past_cache_bytes,
+                      size_t max_caches, const double *cache_bytes,
+                      plateau *out, size_t max)
+{
+    if (n == 0 || n > MAX_POINTS || max == 0)
+        return 0;
+    double y[MAX_POINTS];
+    plateau seg[MAX_POINTS];
+    const double penalty = smooth(gbs, n, y);
+    const size_t nseg = segment(y, n, penalty, seg);
+    const size_t ns = keep_flat(bytes, gbs, seg, nseg);
+    size_t np = merge(gbs, seg, ns, merge_ratio, out, max);
+    /* DRAM: the last level of a sweep that went past every cache, once
+     * its plateau reaches well beyond the caches too. */
+    const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
+                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0;
+    np = drop_shelves(bytes, out, np, dram, max_caches, cache_bytes);
+    np = cap_levels(gbs, out, np, dram, max_caches);
+    name_levels(bytes, n, out, np, dram, max_caches, cache_bytes);
     return np;
 }

@@ -152,3 +152,24 @@ void pool_destroy(pool *p)
         pthread_join(p->members[t].thread, NULL);
     pool_free(p);
 }
+
+int pool_open(hwloc_topology_t topo, int nthreads, pin_plan *pins,
+              pool **team, rb_err *e)
+{
+    *team = NULL;
+    int rc = pin_plan_make(topo, nthreads, pins, e);
+    if (rc)
+        return rc;
+    rc = pool_create(topo, pins, team, e);
+    if (rc)
+        pin_plan_free(pins);
+    return rc;
+}
+
+int pool_close(hwloc_topology_t topo, pool *team, pin_plan *pins, int rc,
+               rb_err *e)
+{
+    pool_destroy(team);
+    pin_plan_free(pins);
+    return pin_unbind_self_after(topo, rc, e);
+}

@@ -29,4 +29,14 @@ const char *pool_binding(const pool *p, int tid);
 /* Stops the workers; the caller keeps its binding. */
 void pool_destroy(pool *p);
 
+/* A team of nthreads: the plan (pin_plan_make) and the pool
+ * (pool_create) together; on a failure nothing is left. */
+int pool_open(hwloc_topology_t topo, int nthreads, pin_plan *pins,
+              pool **team, rb_err *e);
+
+/* Stops the team, frees its plan and unbinds the caller; returns rc when
+ * it is already an error, else the unbinding's result. */
+int pool_close(hwloc_topology_t topo, pool *team, pin_plan *pins, int rc,
+               rb_err *e);
+
 #endif

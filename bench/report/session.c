@@ -247,6 +247,32 @@ static int finish(session *s, const char *status, const char *error,
     return rc;
 }
 
+int session_conclude(session *s, int mrc, const rb_err *merr,
+                     int interrupted, session_printer print, void *ctx,
+                     rb_err *e)
+{
+    const char *status = mrc           ? "failed"
+                         : interrupted ? "interrupted"
+                                       : "complete";
+    const int rc = session_finish(s, status, mrc ? merr->msg : NULL, e);
+    progress_end();
+    if (rc)
+        return 2;
+    print(s, ctx, status);
+    if (mrc) {
+        rb_fail(e, mrc, "%.800s (what was finished is in %s, marked failed)",
+                merr->msg, session_dir(s));
+        return rb_exit_status(mrc);
+    }
+    if (interrupted) {
+        rb_fail(e, RB_EINPUT,
+                "interrupted: what was finished is in %s, marked interrupted",
+                session_dir(s));
+        return interrupt_exit_status(interrupt_requested());
+    }
+    return 0;
+}
+
 void session_close(session *s)
 {
     runfolder_abandon(&s->folder);

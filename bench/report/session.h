@@ -87,6 +87,17 @@ int session_put(session *s, const char *name, const char *data, size_t len,
 int session_finish(session *s, const char *status, const char *error,
                    rb_err *e);
 
+/* How a measuring command ends, the same for all: status from the
+ * measurement's result (mrc, its error merr) and the interrupt, the
+ * documents written (session_finish), then print renders stdout, and the
+ * exit status: 0, 2 when nothing could be kept, 1 (or 2) with e naming
+ * the failure and where the finished parts are, 130 or 143 after a
+ * signal. */
+typedef void (*session_printer)(session *s, void *ctx, const char *status);
+int session_conclude(session *s, int mrc, const rb_err *merr,
+                     int interrupted, session_printer print, void *ctx,
+                     rb_err *e);
+
 /* Where the folder is (after session_finish: its final name). */
 const char *session_dir(const session *s);
 
