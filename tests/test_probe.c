@@ -45,6 +45,18 @@ static void end(const char *what)
     fflush(stdout);
 }
 
+/* The smallest measured run: `run --quick --kernel dot --dtype f64
+ * --threads T --ceilings C [--out O]`, into args (13 slots, NULL ended). */
+static void dot_args(const char **args, const char *threads,
+                     const char *ceilings, const char *out)
+{
+    const char *const a[13] = {"run",      "--quick",  "--kernel", "dot",
+                               "--dtype",  "f64",      "--threads", threads,
+                               "--ceilings", ceilings, out ? "--out" : NULL,
+                               out,        NULL};
+    memcpy(args, a, sizeof(a));
+}
+
 static void path_in(char *buf, size_t len, const char *name)
 {
     snprintf(buf, len, "%s/%s", workdir, name);
@@ -111,10 +123,8 @@ static void defect_nonfinite(void)
                            edit_level_gbs),
               0);
     path_in(out, sizeof(out), "R");
-    const char *args[] = {"run",       "--quick",   "--kernel", "dot",
-                          "--dtype",   "f64",       "--threads", "1",
-                          "--ceilings", bad,        "--out",    out,
-                          NULL};
+    const char *args[13];
+    dot_args(args, "1", bad, out);
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 2);
@@ -148,10 +158,8 @@ static void defect_stdout(void)
     int fds[2];
     CHECK_INT(pipe(fds), 0);
     close(fds[0]); /* the reader is gone before the first line */
-    const char *args[] = {"run",       "--quick",  "--kernel",  "dot",
-                          "--dtype",   "f64",      "--threads", "1",
-                          "--ceilings", fx2,       "--out",     out,
-                          NULL};
+    const char *args[13];
+    dot_args(args, "1", fx2, out);
     result r;
     finish(start_with(workdir, args, fds[1], NULL, NULL), &r);
     close(fds[1]);
@@ -198,10 +206,8 @@ static void defect_pinning(void)
     }
     char out[700], json[800];
     path_in(out, sizeof(out), "T");
-    const char *two[] = {"run",      "--quick",  "--kernel", "dot",
-                         "--dtype",  "f64",      "--threads", "2",
-                         "--ceilings", fx2,      "--out",    out,
-                         NULL};
+    const char *two[13];
+    dot_args(two, "2", fx2, out);
     int cpu = 0;
     result r;
     finish(start_with(workdir, two, -1, pin_to, &cpu), &r);
@@ -210,10 +216,8 @@ static void defect_pinning(void)
     CHECK_STR_HAS(r.err, "1 core ");
     CHECK(!exists(out));
 
-    const char *one[] = {"run",      "--quick",  "--kernel", "dot",
-                         "--dtype",  "f64",      "--threads", "1",
-                         "--ceilings", fx2,      "--out",    out,
-                         NULL};
+    const char *one[13];
+    dot_args(one, "1", fx2, out);
     cpu = 1;
     finish(start_with(workdir, one, -1, pin_to, &cpu), &r);
     CHECK_INT(r.status, 0);
@@ -243,10 +247,8 @@ static void defect_full_disk(void)
     begin("5: a full disk while writing the results");
     char out[700];
     path_in(out, sizeof(out), "F");
-    const char *args[] = {"run",      "--quick",  "--kernel", "dot",
-                          "--dtype",  "f64",      "--threads", "1",
-                          "--ceilings", fx2,      "--out",    out,
-                          NULL};
+    const char *args[13];
+    dot_args(args, "1", fx2, out);
     /* room for the CSV (about 400 bytes), not for the JSON */
     static const rlim_t limits[] = {2000, 0};
     for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
@@ -263,9 +265,8 @@ static void defect_full_disk(void)
             remove_tree(out);
     }
     /* the default folder: nothing under results/runs either */
-    const char *dflt[] = {"run",      "--quick",  "--kernel", "dot",
-                          "--dtype",  "f64",      "--threads", "1",
-                          "--ceilings", fx2,      NULL};
+    const char *dflt[13];
+    dot_args(dflt, "1", fx2, NULL);
     rlim_t lim = 0;
     result r;
     finish(start_with(workdir, dflt, -1, limit_files, &lim), &r);
@@ -303,10 +304,8 @@ static void defect_out_check(void)
     slurp(json, after, sizeof(after));
     CHECK(strcmp(before, after) == 0);
     /* and run into the orders folder */
-    const char *runo[] = {"run",      "--quick",  "--kernel", "dot",
-                          "--dtype",  "f64",      "--threads", "1",
-                          "--ceilings", fx2,      "--out",    out,
-                          NULL};
+    const char *runo[13];
+    dot_args(runo, "1", fx2, out);
     run(workdir, runo, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "already holds results");
@@ -526,10 +525,8 @@ static void defect_words(void)
     begin("12f: a row without a roof says why");
     char out[700], json[800];
     path_in(out, sizeof(out), "W");
-    const char *args[] = {"run",      "--quick",  "--kernel", "dot",
-                          "--dtype",  "f64",      "--threads", "2",
-                          "--ceilings", fx1,      "--out",    out,
-                          NULL};
+    const char *args[13];
+    dot_args(args, "2", fx1, out);
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);

@@ -81,3 +81,15 @@ char *jd_dump(const json_t *root, int precision)
 {
     return json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(precision));
 }
+
+char *jd_text(jdoc *d, json_t *root, const char *document, int precision,
+              rb_err *e)
+{
+    if (jd_done(d, &root, document, e))
+        return NULL;
+    char *text = jd_dump(root, precision);
+    json_decref(root);
+    if (!text)
+        rb_fail(e, RB_EINPUT, "out of memory formatting %s", document);
+    return text;
+}

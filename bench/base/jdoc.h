@@ -30,7 +30,13 @@ json_t *jd_str(const char *s);
  * failed root is released. */
 int jd_done(jdoc *d, json_t **root, const char *document, rb_err *e);
 
-/* The document as text (indented, 17 significant digits), or NULL. */
+/* The document as text (indented, precision significant digits), or
+ * NULL. */
 char *jd_dump(const json_t *root, int precision);
+
+/* jd_done, then the text, and the root released: the end of every
+ * document's build. NULL with e naming the document on a failure. */
+char *jd_text(jdoc *d, json_t *root, const char *document, int precision,
+              rb_err *e);
 
 #endif

@@ -1,24 +1,29 @@
-/* Subcommands: each parses its flags with its table (flags.h), builds a
- * plan, hands it to the layers below, and passes the document to the
- * reporters. Each returns an exit status (0, 1, 2, or 128 + a signal) and,
+/* Subcommands. Each is its flag table, the size of its options struct and
+ * its main: main.c parses the flags with the table (flags.h) before the
+ * command runs, and --help comes from the same table. A command builds a
+ * plan, hands it to the layers below and passes the document to the
+ * reporters; it returns an exit status (0, 1, 2, or 128 + a signal) and,
  * for a failure, leaves one line in e that main prints. A subcommand never
  * calls another's functions: what two share lives in flags.h or below. */
 #ifndef ROOFBENCH_CMD_H
 #define ROOFBENCH_CMD_H
 
+#include <stddef.h>
+
 #include "error.h"
+#include "flags.h"
 #include "machine.h"
 
-typedef int (*cmd_fn)(const rb_machine *m, int argc, char **argv, rb_err *e);
+typedef struct {
+    const flag_table *flags;  /* NULL: the command reads argv itself */
+    size_t opts_size;
+    int (*main)(const rb_machine *m, const void *opts, const flag_seen *seen,
+                rb_err *e);
+} cmd_spec;
 
-int cmd_info(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_list(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_run(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_ceilings(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_profiles(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_model(const rb_machine *m, int argc, char **argv, rb_err *e);
-int cmd_orders(const rb_machine *m, int argc, char **argv, rb_err *e);
+extern const cmd_spec cmd_info, cmd_list, cmd_run, cmd_ceilings,
+    cmd_profiles, cmd_model, cmd_orders;
 /* internal: the process `orders --traffic cachegrind` simulates */
-int cmd_traffic_child(const rb_machine *m, int argc, char **argv, rb_err *e);
+extern const cmd_spec cmd_traffic_child;
 
 #endif

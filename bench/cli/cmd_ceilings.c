@@ -210,10 +210,8 @@ static int make_plan(const rb_machine *m, const ceil_opts *o,
 
 typedef struct {
     ceilings_result res;
-    char *json;              /* ceilings.json as written             */
     char chart[512];         /* why there is no chart, or ""         */
     int chart_failed;
-    int json_out;            /* --json: print the document           */
 } ceil_state;
 
 static int write_ceilings(session *s, void *ctx, const char *status,
@@ -225,20 +223,19 @@ static int write_ceilings(session *s, void *ctx, const char *status,
     snprintf(lost, lostlen, "%d peak%s and %d bandwidth curve%s",
              st->res.npeaks, rb_plural(st->res.npeaks), st->res.ncurves,
              rb_plural(st->res.ncurves));
-    free(st->json);
-    return report_ceilings_write(&s->folder, &st->res, s->context, status,
-                                 &st->json, st->chart, sizeof(st->chart),
-                                 &st->chart_failed, e);
+    char *json = NULL;
+    const int rc = report_ceilings_write(&s->folder, &st->res, s->context,
+                                         status, &json, st->chart,
+                                         sizeof(st->chart), &st->chart_failed,
+                                         e);
+    session_keep(s, json);
+    return rc;
 }
 
-/* The summary, or the document, once it is written. */
+/* The summary, once the documents are written. */
 static void print_ceilings(session *s, void *ctx, const char *status)
 {
     const ceil_state *st = ctx;
-    if (st->json_out) {
-        fputs(st->json, stdout);
-        return;
-    }
     if (strcmp(status, "complete") != 0)
         return;
     printf("roofbench ceilings on %s: results in %s\n",
@@ -261,7 +258,7 @@ static int measure(const rb_machine *m, ceil_state *st, const ceil_opts *o,
     session_on_finish(&s, write_ceilings, st);
     rb_err merr = {""};
     const int mrc = ceilings_measure(m->topo, plan, &m->cpu, &st->res, &merr);
-    int rc = session_conclude(&s, mrc, &merr, st->res.interrupted,
+    int rc = session_conclude(&s, mrc, &merr, st->res.interrupted, o->json,
                               print_ceilings, st, e);
     if (rc == 0 && st->chart_failed)
         rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));
@@ -269,22 +266,19 @@ static int measure(const rb_machine *m, ceil_state *st, const ceil_opts *o,
     return rc;
 }
 
-int cmd_ceilings(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int ceilings_main(const rb_machine *m, const void *opts,
+                        const flag_seen *seen, rb_err *e)
 {
-    ceil_opts o;
-    flag_seen seen;
-    const int start = flags_start(&ceil_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    ceil_state *st = calloc(1, sizeof(*st));
-    if (!st)
-        return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
+    (void)seen;
+    const ceil_opts *o = opts;
+    /* one command a process; its state is too large for the stack */
+    static ceil_state state;
+    ceil_state *st = &state;
     ceilings_plan plan;
-    st->json_out = o.json;
-    const int rc = make_plan(m, &o, &plan, e) ? 2
-                                              : measure(m, st, &o, &plan, e);
+    const int rc = make_plan(m, o, &plan, e) ? 2
+                                              : measure(m, st, o, &plan, e);
     ceilings_result_free(&st->res);
-    free(st->json);
-    free(st);
     return rc;
 }
+
+const cmd_spec cmd_ceilings = {&ceil_table, sizeof(ceil_opts), ceilings_main};

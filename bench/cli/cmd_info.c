@@ -149,18 +149,16 @@ static void print_text(json_t *doc)
            json_string_value(json_object_get(bld, "c_flags")));
 }
 
-int cmd_info(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int info_main(const rb_machine *m, const void *opts,
+                    const flag_seen *seen, rb_err *e)
 {
-    info_opts o;
-    flag_seen seen;
-    const int start = flags_start(&info_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
+    (void)seen;
+    const info_opts *o = opts;
     json_t *doc = context_build(m);
     if (!doc)
         return rb_exit_status(
             rb_fail(e, RB_EINPUT, "building the facts of this machine"));
-    if (o.json) {
+    if (o->json) {
         char *s = jd_dump(doc, 17);
         if (s)
             puts(s);
@@ -171,3 +169,5 @@ int cmd_info(const rb_machine *m, int argc, char **argv, rb_err *e)
     json_decref(doc);
     return 0;
 }
+
+const cmd_spec cmd_info = {&info_table, sizeof(info_opts), info_main};

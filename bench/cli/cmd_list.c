@@ -22,15 +22,14 @@ static const flag_table list_table = {
     "read), and what it does.",
     list_flags, 1, NULL, 0};
 
-int cmd_list(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int list_main(const rb_machine *m, const void *opts,
+                    const flag_seen *seen, rb_err *e)
 {
     (void)m;
-    list_opts o;
-    flag_seen seen;
-    const int start = flags_start(&list_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    if (o.json) {
+    (void)seen;
+    (void)e;
+    const list_opts *o = opts;
+    if (o->json) {
         json_t *arr = json_array();
         for (size_t i = 0; i < rb_nkernels; i++) {
             const rb_kernel *k = &rb_kernels[i];
@@ -64,3 +63,5 @@ int cmd_list(const rb_machine *m, int argc, char **argv, rb_err *e)
            "measured traffic, not compulsory traffic.\n");
     return 0;
 }
+
+const cmd_spec cmd_list = {&list_table, sizeof(list_opts), list_main};

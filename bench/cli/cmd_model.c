@@ -393,32 +393,25 @@ static int make_study(const rb_machine *m, const model_opts *o,
     return rc;
 }
 
-int cmd_model(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int model_main(const rb_machine *m, const void *opts,
+                     const flag_seen *seen, rb_err *e)
 {
-    model_opts o;
-    flag_seen seen;
-    const int start = flags_start(&model_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    study *s = calloc(1, sizeof(*s));
-    study_spec *specs = calloc(STUDY_MAX_SPECS, sizeof(*specs));
-    profile *profs = calloc(STUDY_MAX_PROFILES, sizeof(*profs));
-    int rc = s && specs && profs ? RB_OK
-                                 : rb_fail(e, RB_EINPUT, "out of memory");
-    if (!rc) {
-        s->specs = specs;
-        rc = make_study(m, &o, &seen, s, profs, e);
-    }
-    char *json = !rc && o.json ? report_model_json(s, e) : NULL;
-    if (!rc && o.json && json)
+    /* one command a process; the study is too large for the stack */
+    static study s;
+    static study_spec specs[STUDY_MAX_SPECS];
+    static profile profs[STUDY_MAX_PROFILES];
+    const model_opts *o = opts;
+    s.specs = specs;
+    int rc = make_study(m, o, seen, &s, profs, e);
+    char *json = !rc && o->json ? report_model_json(&s, e) : NULL;
+    if (!rc && o->json && json)
         puts(json);
-    else if (!rc && o.json)
+    else if (!rc && o->json)
         rc = RB_EINPUT;
     else if (!rc)
-        report_model_text(s, stdout);
+        report_model_text(&s, stdout);
     free(json);
-    free(profs);
-    free(specs);
-    free(s);
     return rc > 0 ? rc : rb_exit_status(rc);
 }
+
+const cmd_spec cmd_model = {&model_table, sizeof(model_opts), model_main};

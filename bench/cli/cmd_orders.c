@@ -283,10 +283,8 @@ typedef struct {
     orders_plan plan;
     orders_result res;
     session_roof roof;
-    char *json;              /* orders.json as written               */
     char chart[512];         /* why there is no chart, or ""         */
     int chart_failed;
-    int json_out;            /* --json: print the document           */
 } orders_state;
 
 static orders_doc doc_of(const orders_state *st, const session *s,
@@ -308,19 +306,18 @@ static int write_orders(session *s, void *ctx, const char *status,
     snprintf(lost, lostlen, "%d size%s measured", st->res.nsizes,
              rb_plural(st->res.nsizes));
     const orders_doc d = doc_of(st, s, status, error);
-    free(st->json);
-    return report_orders_write(&s->folder, &d, &st->json, st->chart,
-                               sizeof(st->chart), &st->chart_failed, e);
+    char *json = NULL;
+    const int rc = report_orders_write(&s->folder, &d, &json, st->chart,
+                                       sizeof(st->chart), &st->chart_failed,
+                                       e);
+    session_keep(s, json);
+    return rc;
 }
 
-/* The tables, or the document, once it is written. */
+/* The tables, once the documents are written. */
 static void print_orders(session *s, void *ctx, const char *status)
 {
     const orders_state *st = ctx;
-    if (st->json_out) {
-        fputs(st->json, stdout);
-        return;
-    }
     if (strcmp(status, "complete") != 0)
         return;
     const orders_doc d = doc_of(st, s, status, NULL);
@@ -357,7 +354,7 @@ static int measure(const rb_machine *m, orders_state *st,
                         : orders_measure(m->topo, &st->plan, &st->res, &merr);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, mrc, &merr,
-                               interrupted || st->res.interrupted,
+                               interrupted || st->res.interrupted, o->json,
                                print_orders, st, e);
     if (rc == 0 && st->chart_failed)
         rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));
@@ -365,23 +362,19 @@ static int measure(const rb_machine *m, orders_state *st,
     return rc;
 }
 
-int cmd_orders(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int orders_main(const rb_machine *m, const void *opts,
+                      const flag_seen *seen, rb_err *e)
 {
-    orders_opts o;
-    flag_seen seen;
-    const int start = flags_start(&orders_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    orders_state *st = calloc(1, sizeof(*st));
-    if (!st)
-        return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
-    st->json_out = o.json;
-    int rc = make_plan(m, &o, &seen, &st->plan, e);
+    const orders_opts *o = opts;
+    /* one command a process; its state is too large for the stack */
+    static orders_state state;
+    orders_state *st = &state;
+    int rc = make_plan(m, o, seen, &st->plan, e);
     if (!rc)
-        rc = session_roof_load(m, o.ceilings, &st->roof, e);
-    rc = rc ? 2 : measure(m, st, &o, e);
+        rc = session_roof_load(m, o->ceilings, &st->roof, e);
+    rc = rc ? 2 : measure(m, st, o, e);
     session_roof_free(&st->roof);
-    free(st->json);
-    free(st);
     return rc;
 }
+
+const cmd_spec cmd_orders = {&orders_table, sizeof(orders_opts), orders_main};

@@ -76,12 +76,9 @@ static int print_json(const profile *ps, size_t n, rb_err *e)
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++)
         jd_push(&jd, arr, "profiles", profile_json(&jd, &ps[i]));
-    if (jd_done(&jd, &arr, "the profiles document", e))
-        return RB_EINPUT;
-    char *s = jd_dump(arr, 10);
-    json_decref(arr);
+    char *s = jd_text(&jd, arr, "the profiles document", 10, e);
     if (!s)
-        return rb_fail(e, RB_EINPUT, "out of memory");
+        return RB_EINPUT;
     puts(s);
     free(s);
     return RB_OK;
@@ -146,21 +143,21 @@ static int load(const rb_machine *m, const profiles_opts *o, const char *dir,
     return rc;
 }
 
-int cmd_profiles(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int profiles_main(const rb_machine *m, const void *opts,
+                        const flag_seen *seen, rb_err *e)
 {
-    profiles_opts o;
-    flag_seen seen;
-    const int start = flags_start(&profiles_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    const char *dir = profile_dir(o.profiles);
+    (void)seen;
+    const profiles_opts *o = opts;
+    const char *dir = profile_dir(o->profiles);
     profile *ps = NULL;
     size_t n = 0;
-    int rc = load(m, &o, dir, &ps, &n, e);
-    if (!rc && o.json)
+    int rc = load(m, o, dir, &ps, &n, e);
+    if (!rc && o->json)
         rc = print_json(ps, n, e);
     else if (!rc)
-        print_text(dir, ps, n, o.ceilings != NULL);
+        print_text(dir, ps, n, o->ceilings != NULL);
     free(ps);
     return rb_exit_status(rc);
 }
+
+const cmd_spec cmd_profiles = {&profiles_table, sizeof(profiles_opts), profiles_main};

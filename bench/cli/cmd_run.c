@@ -206,8 +206,6 @@ typedef struct {
     harness_result res;
     session_roof roof;
     counters_events ev;
-    char *json;              /* results.json as written                 */
-    int json_out;            /* --json: print it                        */
 } run_state;
 
 static run_doc doc_of(const run_state *st, const session *s,
@@ -235,8 +233,7 @@ static int write_run(session *s, void *ctx, const char *status,
     if (!rc)
         rc = session_put(s, "results.csv", csv, strlen(csv), e);
     free(csv);
-    free(st->json);
-    st->json = json;
+    session_keep(s, json);
     return rc;
 }
 
@@ -249,24 +246,21 @@ static void on_row(const harness_row *r, void *ctx)
                  (double)r->counts.bytes / r->time.min / 1e9);
 }
 
-/* The table, or the document, once it is written. */
+/* The table, once the documents are written. */
 static void print_run(session *s, void *ctx, const char *status)
 {
     const run_state *st = ctx;
-    if (st->json_out) {
-        fputs(st->json, stdout);
-        return;
-    }
     const run_doc d = doc_of(st, s, status, NULL);
     report_run_text(&d, session_dir(s), stdout);
 }
 
 static int measure(const rb_machine *m, run_state *st, const run_opts *o,
-                   int argc, char **argv, rb_err *e)
+                   const flag_seen *seen, rb_err *e)
 {
     session s;
     int rc = session_open(&s, m, "run", o->out,
-                          settings_json(&st->plan, argc, argv), e);
+                          settings_json(&st->plan, seen->argc, seen->argv),
+                          e);
     if (rc)
         return 2;
     session_on_finish(&s, write_run, st);
@@ -280,30 +274,26 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
                              &run_err);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
-                               interrupted || st->res.interrupted, print_run,
-                               st, e);
+                               interrupted || st->res.interrupted, o->json,
+                               print_run, st, e);
     session_close(&s);
     return rc;
 }
 
-int cmd_run(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int run_main(const rb_machine *m, const void *opts,
+                   const flag_seen *seen, rb_err *e)
 {
-    run_opts o;
-    flag_seen seen;
-    const int start = flags_start(&run_table, argc, argv, &o, &seen, e);
-    if (start >= 0)
-        return start;
-    run_state *st = calloc(1, sizeof(*st));
-    if (!st)
-        return rb_exit_status(rb_fail(e, RB_EINPUT, "out of memory"));
-    st->json_out = o.json;
-    int rc = make_plan(m, &o, &seen, &st->plan, &st->ev, e);
+    const run_opts *o = opts;
+    /* one command a process; its state is too large for the stack */
+    static run_state state;
+    run_state *st = &state;
+    int rc = make_plan(m, o, seen, &st->plan, &st->ev, e);
     if (!rc)
-        rc = session_roof_load(m, o.ceilings, &st->roof, e);
-    rc = rc ? 2 : measure(m, st, &o, argc, argv, e);
+        rc = session_roof_load(m, o->ceilings, &st->roof, e);
+    rc = rc ? 2 : measure(m, st, o, seen, e);
     harness_result_free(&st->res);
     session_roof_free(&st->roof);
-    free(st->json);
-    free(st);
     return rc;
 }
+
+const cmd_spec cmd_run = {&run_table, sizeof(run_opts), run_main};

@@ -79,9 +79,13 @@ static int flush_caches(uint64_t flush)
     return RB_OK;
 }
 
-int cmd_traffic_child(const rb_machine *m, int argc, char **argv, rb_err *e)
+static int child_main(const rb_machine *m, const void *opts,
+                     const flag_seen *seen, rb_err *e)
 {
     (void)m;
+    (void)opts;
+    const int argc = seen->argc;
+    char **argv = seen->argv;
     child_args a;
     if (read_args(argc, argv, &a, e))
         return 2;
@@ -105,3 +109,5 @@ int cmd_traffic_child(const rb_machine *m, int argc, char **argv, rb_err *e)
            openblas_get_corename());
     return 0;
 }
+
+const cmd_spec cmd_traffic_child = {NULL, 0, child_main};

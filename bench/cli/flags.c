@@ -82,6 +82,8 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
 {
     struct option opt[FLAGS_MAX + 2];
     memset(seen, 0, sizeof(*seen));
+    seen->argc = argc;
+    seen->argv = argv;
     *help = 0;
     for (size_t i = 0; i < t->nflags; i++)
         opt[i] = (struct option){t->flags[i].name,

@@ -54,6 +54,8 @@ typedef struct {
 enum { FLAGS_MAX = 64 };
 
 typedef struct {
+    int argc;              /* the command's arguments, argv[0] its name */
+    char **argv;
     uint64_t given;        /* bit i: flag i was on the command line     */
     const char *raw[FLAGS_MAX]; /* flag i's value as given               */
     const char *pos[64];   /* positional arguments, in order            */

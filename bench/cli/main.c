@@ -1,5 +1,6 @@
 /* roofbench: measured rooflines for hand-written kernels. */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,22 +13,22 @@
 
 static const struct {
     const char *name;
-    cmd_fn fn;
+    const cmd_spec *spec;
     const char *help;
 } commands[] = {
-    {"info", cmd_info, "this machine: topology, ISA, OpenBLAS, PAPI counters"},
-    {"list", cmd_list, "every kernel with its FLOP and byte formulas"},
-    {"run", cmd_run,
+    {"info", &cmd_info, "this machine: topology, ISA, OpenBLAS, PAPI counters"},
+    {"list", &cmd_list, "every kernel with its FLOP and byte formulas"},
+    {"run", &cmd_run,
      "verify and time kernels; write a results folder and print a table"},
-    {"ceilings", cmd_ceilings,
+    {"ceilings", &cmd_ceilings,
      "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
-    {"orders", cmd_orders,
+    {"orders", &cmd_orders,
      "four orders, same FLOPs: time and traffic of each matmul form"},
-    {"profiles", cmd_profiles,
+    {"profiles", &cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
-    {"model", cmd_model,
+    {"model", &cmd_model,
      "analytic roofline of any contraction on chip profiles or the host"},
-    {"_traffic-child", cmd_traffic_child, NULL},
+    {"_traffic-child", &cmd_traffic_child, NULL},
 };
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
 
@@ -79,13 +80,32 @@ static int dispatch(int argc, char **argv)
         print_error(cmd);
         return 2;
     }
+    /* The flags, parsed with the command's table before anything else. */
+    const cmd_spec *c = commands[i].spec;
+    static union {
+        max_align_t align;
+        char bytes[4096];
+    } opts;
+    flag_seen seen = {.argc = argc - 1, .argv = argv + 1};
+    rb_err e = {""};
+    if (c->flags) {
+        if (c->opts_size > sizeof(opts))
+            return 2;
+        const int start = flags_start(c->flags, argc - 1, argv + 1, &opts,
+                                      &seen, &e);
+        if (start >= 0) {
+            if (start)
+                print_error(e.msg);
+            return start;
+        }
+    }
     /* The machine, loaded once: what the kernels may use (ISA, caches)
      * is set before anything runs. */
     rb_machine m;
-    rb_err e = {""};
-    int status = machine_open(&m, &e) == RB_OK
-                     ? commands[i].fn(&m, argc - 1, argv + 1, &e)
-                     : 2;
+    const int status =
+        machine_open(&m, &e) == RB_OK
+            ? c->main(&m, &opts, &seen, &e)
+            : 2;
     if (status != 0 && e.msg[0])
         print_error(e.msg);
     machine_close(&m);

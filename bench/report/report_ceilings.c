@@ -189,13 +189,7 @@ char *report_ceilings_json(const ceilings_result *res, const json_t *context,
         "ceilings_settings", settings_json(&d, &res->plan), "clock",
         clock_json(&d, res), "peak", peaks, "bandwidth", curves, "gemm", gemms,
         "caches", caches, "roofline", roofs);
-    if (jd_done(&d, &doc, "ceilings.json", e))
-        return NULL;
-    char *text = jd_dump(doc, 17);
-    json_decref(doc);
-    if (!text)
-        rb_fail(e, RB_EINPUT, "out of memory formatting ceilings.json");
-    return text;
+    return jd_text(&d, doc, "ceilings.json", 17, e);
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

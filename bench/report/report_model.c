@@ -157,13 +157,7 @@ char *report_model_json(const study *s, rb_err *e)
         jd_set(&d, doc, "total", total_json(&d, s));
     if (s->sweep_dim >= 0)
         jd_set(&d, doc, "sweep", sweep_json(&d, s));
-    if (jd_done(&d, &doc, "the model document", e))
-        return NULL;
-    char *text = jd_dump(doc, 10);
-    json_decref(doc);
-    if (!text)
-        rb_fail(e, RB_EINPUT, "out of memory formatting the model document");
-    return text;
+    return jd_text(&d, doc, "the model document", 10, e);
 }
 
 /* ---- text ------------------------------------------------------------------ */

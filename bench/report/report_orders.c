@@ -165,13 +165,7 @@ char *report_orders_json(const orders_doc *doc, rb_err *e)
                            "context", doc->context, "sizes", sizes, "sources",
                            sources, "geometry", geom, "status", doc->status,
                            "error", doc->error);
-    if (jd_done(&d, &root, "orders.json", e))
-        return NULL;
-    char *text = jd_dump(root, 12);
-    json_decref(root);
-    if (!text)
-        rb_fail(e, RB_EINPUT, "out of memory formatting orders.json");
-    return text;
+    return jd_text(&d, root, "orders.json", 12, e);
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

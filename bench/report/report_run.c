@@ -114,13 +114,7 @@ char *report_run_json(const run_doc *doc, rb_err *e)
                            "roofbench.run", "schema_version",
                            RUN_SCHEMA_VERSION, "status", doc->status, "error",
                            doc->error, "context", doc->context, "rows", rows);
-    if (jd_done(&d, &root, "results.json", e))
-        return NULL;
-    char *text = jd_dump(root, 17);
-    json_decref(root);
-    if (!text)
-        rb_fail(e, RB_EINPUT, "out of memory formatting results.json");
-    return text;
+    return jd_text(&d, root, "results.json", 17, e);
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

@@ -64,6 +64,12 @@ void session_on_finish(session *s, session_writer w, void *ctx)
     interrupt_unlock();
 }
 
+void session_keep(session *s, char *document)
+{
+    free(s->document);
+    s->document = document;
+}
+
 int session_put(session *s, const char *name, const char *data, size_t len,
                 rb_err *e)
 {
@@ -248,8 +254,8 @@ static int finish(session *s, const char *status, const char *error,
 }
 
 int session_conclude(session *s, int mrc, const rb_err *merr,
-                     int interrupted, session_printer print, void *ctx,
-                     rb_err *e)
+                     int interrupted, int json, session_printer print,
+                     void *ctx, rb_err *e)
 {
     const char *status = mrc           ? "failed"
                          : interrupted ? "interrupted"
@@ -258,7 +264,10 @@ int session_conclude(session *s, int mrc, const rb_err *merr,
     progress_end();
     if (rc)
         return 2;
-    print(s, ctx, status);
+    if (json && s->document)
+        fputs(s->document, stdout);
+    else if (!json)
+        print(s, ctx, status);
     if (mrc) {
         rb_fail(e, mrc, "%.800s (what was finished is in %s, marked failed)",
                 merr->msg, session_dir(s));
@@ -278,4 +287,6 @@ void session_close(session *s)
     runfolder_abandon(&s->folder);
     json_decref(s->context);
     s->context = NULL;
+    free(s->document);
+    s->document = NULL;
 }

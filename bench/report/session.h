@@ -42,6 +42,7 @@ struct session {
     json_t *context;
     session_writer write;
     void *write_ctx;
+    char *document;         /* the main document as written (--json)     */
 };
 
 /* The folder (out, or results/runs/<host>-<stamp>), the context with the
@@ -77,6 +78,10 @@ int session_roofline(session *s, session_roof *r, const int *threads,
                      int nthreads, const rb_dtype *dtypes, int ndtypes,
                      int *interrupted, rb_err *e);
 
+/* Takes the text of the command's main document (results.json,
+ * ceilings.json, orders.json) as the writer wrote it: --json prints it. */
+void session_keep(session *s, char *document);
+
 /* One document into the folder (a name runfolder.h lists). */
 int session_put(session *s, const char *name, const char *data, size_t len,
                 rb_err *e);
@@ -89,14 +94,15 @@ int session_finish(session *s, const char *status, const char *error,
 
 /* How a measuring command ends, the same for all: status from the
  * measurement's result (mrc, its error merr) and the interrupt, the
- * documents written (session_finish), then print renders stdout, and the
+ * documents written (session_finish), then stdout (the main document with
+ * json, else what print renders), and the
  * exit status: 0, 2 when nothing could be kept, 1 (or 2) with e naming
  * the failure and where the finished parts are, 130 or 143 after a
  * signal. */
 typedef void (*session_printer)(session *s, void *ctx, const char *status);
 int session_conclude(session *s, int mrc, const rb_err *merr,
-                     int interrupted, session_printer print, void *ctx,
-                     rb_err *e);
+                     int interrupted, int json, session_printer print,
+                     void *ctx, rb_err *e);
 
 /* Where the folder is (after session_finish: its final name). */
 const char *session_dir(const session *s);
