@@ -234,6 +234,30 @@ static const golden goldens[] = {
      {{"L1", 957.87, 4096, 69632}, {"L2", 389.40, 104448, 1793024},
       {"L3", 241.54, 2690048, 20429824}, {"DRAM", 47.09, 155143168, 1073741824}},
      4},
+    /* Intel Xeon, family 6 model 207 (Emerald Rapids), 2 vCPUs of KVM,
+     * recorded 2026-12-01 by `ceilings --quick --threads 1`: hwloc reports
+     * an L3 of 260 MiB (implausible; the plateau ends near 44 MiB), so
+     * DRAM is named only past 4 x 260 MiB. */
+    {"ceilings-xeon-emr-quick-1t.json", "read", 1, {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 279.46, 4096, 46592}, {"L2", 139.13, 69632, 1195520},
+      {"L3", 28.68, 4035584, 45967872}, {"DRAM", 15.93, 103428608, 2181038080}},
+     4},
+    {"ceilings-xeon-emr-quick-1t.json", "write", 1, {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 191.18, 4096, 46592}, {"L2", 46.91, 69632, 1793536},
+      {"L3", 25.74, 2690048, 30645248}, {"DRAM", 8.50, 155143168, 2181038080}},
+     4},
+    {"ceilings-xeon-emr-quick-1t.json", "copy", 1, {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 382.93, 4096, 46080}, {"L2", 78.18, 69632, 1195008},
+      {"L3", 28.40, 4035584, 30645248}, {"DRAM", 13.34, 155143168, 2181038080}},
+     4},
+    {"ceilings-xeon-emr-quick-1t.json", "triad", 1, {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 433.90, 3072, 46080}, {"L2", 102.82, 69120, 529920},
+      {"L3", 28.54, 1792512, 30644736}, {"DRAM", 13.88, 103428096, 2181037056}},
+     4},
+    {"ceilings-xeon-emr-quick-1t.json", "schoenauer", 1, {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 458.97, 4096, 45056}, {"L2", 107.07, 69632, 1193984},
+      {"L3", 27.11, 2689024, 45967360}, {"DRAM", 14.76, 103428096, 2181038080}},
+     4},
 };
 
 static json_t *fixture(const char *name)
