@@ -8,13 +8,14 @@
 #include "gemm.h"
 #include "kernel.h"
 
-/* ---- the portable micro-kernel -------------------------------------------- */
+/* ---- the portable micro-kernel --------------------------------------------
+ */
 
 enum { PMR = 4, PNR64 = 8, PNR32 = 16 };
 
 static void ukr_c_f64(size_t kc, const double *restrict a,
-                      const double *restrict b, double *restrict c,
-                      size_t ldc, int accumulate)
+                      const double *restrict b, double *restrict c, size_t ldc,
+                      int accumulate)
 {
     double acc[PMR][PNR64] = {{0}};
     for (size_t k = 0; k < kc; k++, a += PMR, b += PNR64)
@@ -23,8 +24,8 @@ static void ukr_c_f64(size_t kc, const double *restrict a,
                 acc[i][j] += a[i] * b[j];
     for (int i = 0; i < PMR; i++)
         for (int j = 0; j < PNR64; j++)
-            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
-                                        : acc[i][j];
+            c[i * ldc + j] =
+                accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
 }
 
 static void ukr_c_f32(size_t kc, const float *restrict a,
@@ -38,15 +39,15 @@ static void ukr_c_f32(size_t kc, const float *restrict a,
                 acc[i][j] += a[i] * b[j];
     for (int i = 0; i < PMR; i++)
         for (int j = 0; j < PNR32; j++)
-            c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j]
-                                        : acc[i][j];
+            c[i * ldc + j] =
+                accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
 }
 
 const gemm_path gemm_paths[] = {
     {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
      gemm_ukr_avx512_f64},
-    {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32,
-     6, 8, gemm_ukr_avx2_f64},
+    {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32, 6,
+     8, gemm_ukr_avx2_f64},
     {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64},
 };
 
@@ -91,12 +92,11 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     out->kc = clamp(l1 * 3 / 4 / (out->mr * el) / 8 * 8, 64, 1024);
     /* MC: the packed A block (MC x KC), reused by every B micro-panel,
      * fills half of L2. */
-    out->mc = clamp(l2 / 2 / (out->kc * el) / out->mr * out->mr, out->mr,
-                    8192);
+    out->mc = clamp(l2 / 2 / (out->kc * el) / out->mr * out->mr, out->mr, 8192);
     /* NC: the packed B block (KC x NC), reused by every row block, fills
      * half of what L3 offers one core. */
-    out->nc = clamp(l3 / 2 / (out->kc * el) / out->nr * out->nr, out->nr,
-                    16384);
+    out->nc =
+        clamp(l3 / 2 / (out->kc * el) / out->nr * out->nr, out->nr, 16384);
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
                "= L3/2 per core (caches as configured, defaults where "
                "implausible)";

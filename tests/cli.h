@@ -62,8 +62,8 @@ static inline void out_path(char *buf, size_t len, const char *which)
 
 /* Starts roofbench with args in cwd, stdout and stderr to files (stdout to
  * out_fd instead when it is >= 0); returns the pid. */
-static inline pid_t start_with(const char *cwd, const char *const *args, int out_fd,
-                        child_setup setup, void *ctx)
+static inline pid_t start_with(const char *cwd, const char *const *args,
+                               int out_fd, child_setup setup, void *ctx)
 {
     char *argv[64];
     int n = 0;
@@ -127,7 +127,8 @@ static inline void run(const char *cwd, const char *const *args, result *r)
 
 /* Waits until the captured stream (stdout or stderr) holds needle, or
  * seconds pass; returns whether it does. */
-static inline int wait_for(const char *which, const char *needle, double seconds)
+static inline int wait_for(const char *which, const char *needle,
+                           double seconds)
 {
     char path[512], text[65536];
     out_path(path, sizeof(path), which);
@@ -177,7 +178,7 @@ static inline const char *jstr(json_t *j, const char *a, const char *b)
  * host, so that --ceilings accepts it; edit (may be NULL) changes it
  * first. Returns 0, or -1 when the fixture cannot be read or written. */
 static inline int fixture_here(const char *fixture, const char *dst,
-                        void (*edit)(json_t *doc))
+                               void (*edit)(json_t *doc))
 {
     char src[1024], host[256];
     snprintf(src, sizeof(src), "%s/%s", ROOFBENCH_FIXTURES, fixture);

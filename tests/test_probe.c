@@ -50,10 +50,11 @@ static void end(const char *what)
 static void dot_args(const char **args, const char *threads,
                      const char *ceilings, const char *out)
 {
-    const char *const a[13] = {"run",      "--quick",  "--kernel", "dot",
-                               "--dtype",  "f64",      "--threads", threads,
-                               "--ceilings", ceilings, out ? "--out" : NULL,
-                               out,        NULL};
+    const char *const a[13] = {
+        "run",        "--quick", "--kernel",           "dot",
+        "--dtype",    "f64",     "--threads",          threads,
+        "--ceilings", ceilings,  out ? "--out" : NULL, out,
+        NULL};
     memcpy(args, a, sizeof(a));
 }
 
@@ -82,10 +83,10 @@ static void defect_injection(void)
     path_in(evil, sizeof(evil), "evil.json");
     CHECK_INT(fixture_here("ceilings-zen5-quick-1t.json", evil, edit_evil), 0);
     path_in(out, sizeof(out), "X");
-    const char *args[] = {"orders",   "--n",       "32",       "--kernel",
-                          "matmul_naive", "--dtype", "f64",     "--traffic",
-                          "model",    "--ceilings", evil,      "--out",
-                          out,        NULL};
+    const char *args[] = {
+        "orders",  "--n",   "32",        "--kernel", "matmul_naive",
+        "--dtype", "f64",   "--traffic", "model",    "--ceilings",
+        evil,      "--out", out,         NULL};
     result r;
     run(workdir, args, &r);
     snprintf(p, sizeof(p), "%s/p", out);
@@ -119,9 +120,9 @@ static void defect_nonfinite(void)
     path_in(bad, sizeof(bad), "tiny.json");
     edit_gbs = 4.9e-324;
     edit_level = 0;
-    CHECK_INT(fixture_here("ceilings-zen5-run-roofline.json", bad,
-                           edit_level_gbs),
-              0);
+    CHECK_INT(
+        fixture_here("ceilings-zen5-run-roofline.json", bad, edit_level_gbs),
+        0);
     path_in(out, sizeof(out), "R");
     const char *args[13];
     dot_args(args, "1", bad, out);
@@ -136,9 +137,9 @@ static void defect_nonfinite(void)
     edit_level = 3;
     CHECK_INT(fixture_here("ceilings-zen5-quick-1t.json", bad, edit_level_gbs),
               0);
-    const char *model[] = {"model",     "bp,pm->bm", "b=1",      "p=64",
-                           "m=64",      "--profile", "host",     "--ceilings",
-                           bad,         "--json",    NULL};
+    const char *model[] = {"model", "bp,pm->bm", "b=1",  "p=64",
+                           "m=64",  "--profile", "host", "--ceilings",
+                           bad,     "--json",    NULL};
     run(workdir, model, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "levels[3].gbs");
@@ -174,8 +175,8 @@ static void defect_stdout(void)
 
     const int full = open("/dev/full", O_WRONLY);
     if (full >= 0) {
-        const char *model[] = {"model", "bp,pm->bm", "b=1", "p=8", "m=8",
-                               "--json", NULL};
+        const char *model[] = {"model", "bp,pm->bm", "b=1", "p=8",
+                               "m=8",   "--json",    NULL};
         finish(start_with(workdir, model, full, NULL, NULL), &r);
         close(full);
         CHECK_INT(r.status, 2);
@@ -286,10 +287,10 @@ static void defect_out_check(void)
     begin("6: --out on a folder that holds an orders measurement");
     char out[700];
     path_in(out, sizeof(out), "O");
-    const char *orders[] = {"orders",  "--n",       "24",      "--kernel",
-                            "matmul_row", "--dtype", "f64",     "--traffic",
-                            "model",   "--ceilings", fx1,       "--out",
-                            out,       NULL};
+    const char *orders[] = {"orders",     "--n",        "24",  "--kernel",
+                            "matmul_row", "--dtype",    "f64", "--traffic",
+                            "model",      "--ceilings", fx1,   "--out",
+                            out,          NULL};
     result r;
     run(workdir, orders, &r);
     CHECK_INT(r.status, 0);
@@ -320,9 +321,8 @@ static void defect_out_check(void)
 
 /* Starts args, waits for needle on stderr (or `wait` seconds), sends sig,
  * and checks the exit status and how long the stop took. */
-static void stop_case(const char *const *args, const char *needle,
-                      double wait, int sig, const char *doc,
-                      const char *what, result *r)
+static void stop_case(const char *const *args, const char *needle, double wait,
+                      int sig, const char *doc, const char *what, result *r)
 {
     const pid_t pid = start(workdir, args);
     if (needle)
@@ -353,7 +353,7 @@ static void defect_signals(void)
     path_in(out, sizeof(out), "S1");
     snprintf(doc, sizeof(doc), "%s/ceilings.json", out);
     const char *ceil[] = {"ceilings", "--quick", "--threads", "1",
-                          "--out", out, NULL};
+                          "--out",    out,       NULL};
     stop_case(ceil, NULL, 2.0, SIGINT, doc, "ceilings", &r);
     json_t *j = load_json(doc);
     CHECK(json_array_size(json_object_get(j, "peak")) > 0);
@@ -366,11 +366,11 @@ static void defect_signals(void)
      * and inside one call of the naive kernel (seconds per call) */
     path_in(out, sizeof(out), "S2");
     snprintf(doc, sizeof(doc), "%s/results.json", out);
-    const char *naive[] = {"run",       "--kernel",  "matmul_naive",
-                           "--n",       "1536",      "--dtype",
-                           "f64",       "--threads", "1",
-                           "--ceilings", fx2,        "--out",
-                           out,         NULL};
+    const char *naive[] = {"run",        "--kernel",  "matmul_naive",
+                           "--n",        "1536",      "--dtype",
+                           "f64",        "--threads", "1",
+                           "--ceilings", fx2,         "--out",
+                           out,          NULL};
     stop_case(naive, NULL, 0.7, SIGINT, doc, "run, in the reference", &r);
     remove_tree(out);
     stop_case(naive, NULL, 6.0, SIGTERM, doc, "run, in a kernel call", &r);
@@ -379,10 +379,20 @@ static void defect_signals(void)
     /* orders: the finished forms of the size in flight are kept */
     path_in(out, sizeof(out), "S3");
     snprintf(doc, sizeof(doc), "%s/orders.json", out);
-    const char *ord[] = {"orders",   "--n",       "1024",    "--kernel",
-                         "matmul_blocked,matmul_naive", "--dtype", "f64",
-                         "--traffic", "model",    "--ceilings", fx1,
-                         "--out",    out,         NULL};
+    const char *ord[] = {"orders",
+                         "--n",
+                         "1024",
+                         "--kernel",
+                         "matmul_blocked,matmul_naive",
+                         "--dtype",
+                         "f64",
+                         "--traffic",
+                         "model",
+                         "--ceilings",
+                         fx1,
+                         "--out",
+                         out,
+                         NULL};
     stop_case(ord, "matmul_blocked", 8.0, SIGINT, doc, "orders", &r);
     j = load_json(doc);
     json_t *forms = json_object_get(
@@ -401,39 +411,68 @@ typedef struct {
     const char *what;
     const char *args[16];
     int status;
-    const char *message;  /* in stderr */
-    const char *absent;   /* never in stderr (NULL: no such check) */
+    const char *message; /* in stderr */
+    const char *absent;  /* never in stderr (NULL: no such check) */
 } probe_case;
 
 static const probe_case cases[] = {
     {"8: nothing to measure",
      {"ceilings", "--width", "none", "--kernel", "none", "--gemm-n", "0"},
-     2, "nothing to measure", NULL},
+     2,
+     "nothing to measure",
+     NULL},
     {"9: a seed that JSON cannot hold",
      {"run", "--quick", "--kernel", "dot", "--seed", "18446744073709551615"},
-     2, "--seed '18446744073709551615': too large", NULL},
+     2,
+     "--seed '18446744073709551615': too large",
+     NULL},
     {"10: a sweep below the chips of the shard",
      {"model", "bp,pm->bm", "b=2", "m=2", "--shard", "p:8", "--sweep",
       "p=1:64"},
-     2, "--sweep 'p=1:64'", NULL},
+     2,
+     "--sweep 'p=1:64'",
+     NULL},
     {"11: a child shape whose product wraps",
      {"_traffic-child", "matmul_naive", "f64",
       "4294967296,4294967296,4294967296", "1", "0"},
-     2, "overflow", NULL},
+     2,
+     "overflow",
+     NULL},
     {"12a: an empty field in --cache",
-     {"orders", "--cache", "L1=32K::8:64"}, 2, "SIZE:WAYS:LINE", NULL},
-    {"12a: empty items in --cache", {"orders", "--cache", ",,"}, 2,
-     "empty item", NULL},
+     {"orders", "--cache", "L1=32K::8:64"},
+     2,
+     "SIZE:WAYS:LINE",
+     NULL},
+    {"12a: empty items in --cache",
+     {"orders", "--cache", ",,"},
+     2,
+     "empty item",
+     NULL},
     {"12b: a folder as --ceilings",
-     {"run", "--quick", "--ceilings", "/tmp"}, 2, "a folder", NULL},
-    {"12b: a folder as --file", {"model", "--file", "/tmp"}, 2, "a folder",
+     {"run", "--quick", "--ceilings", "/tmp"},
+     2,
+     "a folder",
+     NULL},
+    {"12b: a folder as --file",
+     {"model", "--file", "/tmp"},
+     2,
+     "a folder",
      NULL},
     {"12d: invalid UTF-8 in a value",
-     {"run", "--kernel", "\xff\xfe"}, 2, "\\xff\\xfe", "\xff"},
-    {"12i: a repeated width", {"ceilings", "--width", "64,64"}, 2,
-     "given twice", NULL},
-    {"12j: a problem too large for orders", {"orders", "--n", "1M"}, 2,
-     "--n 1M", "roofbench: :"},
+     {"run", "--kernel", "\xff\xfe"},
+     2,
+     "\\xff\\xfe",
+     "\xff"},
+    {"12i: a repeated width",
+     {"ceilings", "--width", "64,64"},
+     2,
+     "given twice",
+     NULL},
+    {"12j: a problem too large for orders",
+     {"orders", "--n", "1M"},
+     2,
+     "--n 1M",
+     "roofbench: :"},
 };
 
 static void defect_cases(void)
@@ -487,11 +526,10 @@ static void defect_csv(void)
     CHECK_INT(fixture_here("ceilings-zen5-run-roofline.json", bad, edit_comma),
               0);
     path_in(out, sizeof(out), "C");
-    const char *args[] = {"run",       "--quick",   "--kernel",
-                          "matvec",    "--dtype",   "f32",
-                          "--threads", "1",         "--n",
-                          "8",         "--ceilings", bad,
-                          "--out",     out,         NULL};
+    const char *args[] = {"run",     "--quick", "--kernel",   "matvec",
+                          "--dtype", "f32",     "--threads",  "1",
+                          "--n",     "8",       "--ceilings", bad,
+                          "--out",   out,       NULL};
     result r;
     run(workdir, args, &r);
     snprintf(csv, sizeof(csv), "%s/results.csv", out);

@@ -11,7 +11,7 @@
 #include "plateau.h"
 #include "roofline.h"
 
-#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b))
+#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel)*fabs(b))
 
 /* One thread: peak f32 100, f64 50 GFLOP/s; L1 200 GB/s from 4 KiB to
  * 32 KiB, L2 100 GB/s from 64 KiB to 1 MB, DRAM 20 GB/s from 100 MB to
@@ -24,8 +24,8 @@ static json_t *hand_doc(void)
         32768.0, "name", "L2", "gbs", 100.0, "starts_bytes", 65536.0,
         "ends_bytes", 1e6, "name", "DRAM", "gbs", 20.0, "starts_bytes", 1e8,
         "ends_bytes", 1e9);
-    json_t *curve = json_pack("[[f, f], [f, f], [f, f], [f, f]]", 4096.0,
-                              200.0, 1e6, 100.0, 1e8, 20.0, 1e9, 20.0);
+    json_t *curve = json_pack("[[f, f], [f, f], [f, f], [f, f]]", 4096.0, 200.0,
+                              1e6, 100.0, 1e8, 20.0, 1e9, 20.0);
     return json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:i, s:{s:f, s:f}, s:o, "
                      "s:o}]}",
                      "schema", "roofbench.ceilings", "schema_version",
@@ -66,9 +66,8 @@ static void test_bound(void)
     CHECK(NEAR(b.level.gbs, sqrt(2000.0), 1e-12));
     CHECK(NEAR(b.attainable_gflops, sqrt(2000.0), 1e-12));
     /* below the first plateau and past the last: the first and the last */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 100, 100, 1.0, &b, why,
-                             sizeof(why)),
-              0);
+    CHECK_INT(
+        roofline_bound(&r, 1, RB_F64, 100, 100, 1.0, &b, why, sizeof(why)), 0);
     CHECK(strcmp(b.level.name, "L1") == 0 && b.attainable_gflops == 50.0);
     CHECK_INT(roofline_bound(&r, 1, RB_F64, 10, 100000000000ull, 0.0, &b, why,
                              sizeof(why)),
@@ -164,11 +163,11 @@ static void test_to_profile(void)
     rb_err e;
     json_t *doc = hand_doc();
     /* a second, larger team: the profile is the largest */
-    json_array_append_new(
-        json_object_get(doc, "roofline"),
-        json_pack("{s:i, s:{s:f}, s:[{s:s, s:f, s:f, s:f}]}", "threads", 2,
-                  "peak_gflops", "f64", 90.0, "levels", "name", "DRAM", "gbs",
-                  35.0, "starts_bytes", 1e8, "ends_bytes", 1e9));
+    json_array_append_new(json_object_get(doc, "roofline"),
+                          json_pack("{s:i, s:{s:f}, s:[{s:s, s:f, s:f, s:f}]}",
+                                    "threads", 2, "peak_gflops", "f64", 90.0,
+                                    "levels", "name", "DRAM", "gbs", 35.0,
+                                    "starts_bytes", 1e8, "ends_bytes", 1e9));
     CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
     json_decref(doc);
     profile p;
@@ -184,7 +183,8 @@ static void test_to_profile(void)
     CHECK_STR_HAS(e.msg, "no DRAM plateau");
 }
 
-/* ---- golden files ------------------------------------------------------------ */
+/* ---- golden files
+ * ------------------------------------------------------------ */
 
 typedef struct {
     const char *name;
@@ -206,57 +206,116 @@ typedef struct {
  * 2026-12-01; the levels are what the detector gave there. The write
  * curve runs at one rate through L1 and L2: L1-L2. */
 static const golden goldens[] = {
-    {"ceilings-zen5-quick-1t.json", "read", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1", 556.76, 4096, 46592}, {"L2", 208.59, 69632, 796672},
-      {"L3", 131.46, 1195520, 13620224}, {"DRAM", 42.37, 155143168, 1073741824}},
+    {"ceilings-zen5-quick-1t.json",
+     "read",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1", 556.76, 4096, 46592},
+      {"L2", 208.59, 69632, 796672},
+      {"L3", 131.46, 1195520, 13620224},
+      {"DRAM", 42.37, 155143168, 1073741824}},
      4},
-    {"ceilings-zen5-quick-1t.json", "write", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1-L2", 284.51, 4096, 530944}, {"L3", 118.57, 1793536, 20430336},
+    {"ceilings-zen5-quick-1t.json",
+     "write",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1-L2", 284.51, 4096, 530944},
+      {"L3", 118.57, 1793536, 20430336},
       {"DRAM", 29.62, 155143168, 1073741824}},
      3},
-    {"ceilings-zen5-quick-1t.json", "copy", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1", 571.65, 4096, 46080}, {"L2", 209.51, 69632, 353280},
-      {"L3", 124.46, 1793024, 20429824}, {"DRAM", 40.38, 232714240, 1073741824}},
+    {"ceilings-zen5-quick-1t.json",
+     "copy",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1", 571.65, 4096, 46080},
+      {"L2", 209.51, 69632, 353280},
+      {"L3", 124.46, 1793024, 20429824},
+      {"DRAM", 40.38, 232714240, 1073741824}},
      4},
-    {"ceilings-zen5-quick-1t.json", "triad", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1", 769.90, 3072, 46080}, {"L2", 218.97, 69120, 795648},
-      {"L3", 128.48, 1792512, 20430336}, {"DRAM", 42.94, 155142144, 1073740800}},
+    {"ceilings-zen5-quick-1t.json",
+     "triad",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1", 769.90, 3072, 46080},
+      {"L2", 218.97, 69120, 795648},
+      {"L3", 128.48, 1792512, 20430336},
+      {"DRAM", 42.94, 155142144, 1073740800}},
      4},
-    {"ceilings-zen5-quick-1t.json", "schoenauer", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1", 729.75, 4096, 45056}, {"L2", 208.71, 69632, 796672},
-      {"L3", 125.70, 1792000, 20428800}, {"DRAM", 42.86, 155142144, 1073741824}},
+    {"ceilings-zen5-quick-1t.json",
+     "schoenauer",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1", 729.75, 4096, 45056},
+      {"L2", 208.71, 69632, 796672},
+      {"L3", 125.70, 1792000, 20428800},
+      {"DRAM", 42.86, 155142144, 1073741824}},
      4},
-    {"ceilings-zen5-run-roofline.json", "read", 1, {48 * KIB, MIB, 32 * MIB},
-     {{"L1", 531.80, 4096, 46592}, {"L2", 197.14, 69632, 353792},
-      {"L3", 123.37, 1793536, 9079808}, {"DRAM", 40.49, 155143168, 1073741824}},
+    {"ceilings-zen5-run-roofline.json",
+     "read",
+     1,
+     {48 * KIB, MIB, 32 * MIB},
+     {{"L1", 531.80, 4096, 46592},
+      {"L2", 197.14, 69632, 353792},
+      {"L3", 123.37, 1793536, 9079808},
+      {"DRAM", 40.49, 155143168, 1073741824}},
      4},
-    {"ceilings-zen5-run-roofline.json", "read", 2, {96 * KIB, 2 * MIB, 32 * MIB},
-     {{"L1", 957.87, 4096, 69632}, {"L2", 389.40, 104448, 1793024},
-      {"L3", 241.54, 2690048, 20429824}, {"DRAM", 47.09, 155143168, 1073741824}},
+    {"ceilings-zen5-run-roofline.json",
+     "read",
+     2,
+     {96 * KIB, 2 * MIB, 32 * MIB},
+     {{"L1", 957.87, 4096, 69632},
+      {"L2", 389.40, 104448, 1793024},
+      {"L3", 241.54, 2690048, 20429824},
+      {"DRAM", 47.09, 155143168, 1073741824}},
      4},
     /* Intel Xeon, family 6 model 207 (Emerald Rapids), 2 vCPUs of KVM,
      * recorded 2026-12-01 by `ceilings --quick --threads 1`: hwloc reports
      * an L3 of 260 MiB (implausible; the plateau ends near 44 MiB), so
      * DRAM is named only past 4 x 260 MiB. */
-    {"ceilings-xeon-emr-quick-1t.json", "read", 1, {48 * KIB, 2 * MIB, 260 * MIB},
-     {{"L1", 279.46, 4096, 46592}, {"L2", 139.13, 69632, 1195520},
-      {"L3", 28.68, 4035584, 45967872}, {"DRAM", 15.93, 103428608, 2181038080}},
+    {"ceilings-xeon-emr-quick-1t.json",
+     "read",
+     1,
+     {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 279.46, 4096, 46592},
+      {"L2", 139.13, 69632, 1195520},
+      {"L3", 28.68, 4035584, 45967872},
+      {"DRAM", 15.93, 103428608, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json", "write", 1, {48 * KIB, 2 * MIB, 260 * MIB},
-     {{"L1", 191.18, 4096, 46592}, {"L2", 46.91, 69632, 1793536},
-      {"L3", 25.74, 2690048, 30645248}, {"DRAM", 8.50, 155143168, 2181038080}},
+    {"ceilings-xeon-emr-quick-1t.json",
+     "write",
+     1,
+     {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 191.18, 4096, 46592},
+      {"L2", 46.91, 69632, 1793536},
+      {"L3", 25.74, 2690048, 30645248},
+      {"DRAM", 8.50, 155143168, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json", "copy", 1, {48 * KIB, 2 * MIB, 260 * MIB},
-     {{"L1", 382.93, 4096, 46080}, {"L2", 78.18, 69632, 1195008},
-      {"L3", 28.40, 4035584, 30645248}, {"DRAM", 13.34, 155143168, 2181038080}},
+    {"ceilings-xeon-emr-quick-1t.json",
+     "copy",
+     1,
+     {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 382.93, 4096, 46080},
+      {"L2", 78.18, 69632, 1195008},
+      {"L3", 28.40, 4035584, 30645248},
+      {"DRAM", 13.34, 155143168, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json", "triad", 1, {48 * KIB, 2 * MIB, 260 * MIB},
-     {{"L1", 433.90, 3072, 46080}, {"L2", 102.82, 69120, 529920},
-      {"L3", 28.54, 1792512, 30644736}, {"DRAM", 13.88, 103428096, 2181037056}},
+    {"ceilings-xeon-emr-quick-1t.json",
+     "triad",
+     1,
+     {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 433.90, 3072, 46080},
+      {"L2", 102.82, 69120, 529920},
+      {"L3", 28.54, 1792512, 30644736},
+      {"DRAM", 13.88, 103428096, 2181037056}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json", "schoenauer", 1, {48 * KIB, 2 * MIB, 260 * MIB},
-     {{"L1", 458.97, 4096, 45056}, {"L2", 107.07, 69632, 1193984},
-      {"L3", 27.11, 2689024, 45967360}, {"DRAM", 14.76, 103428096, 2181038080}},
+    {"ceilings-xeon-emr-quick-1t.json",
+     "schoenauer",
+     1,
+     {48 * KIB, 2 * MIB, 260 * MIB},
+     {{"L1", 458.97, 4096, 45056},
+      {"L2", 107.07, 69632, 1193984},
+      {"L3", 27.11, 2689024, 45967360},
+      {"DRAM", 14.76, 103428096, 2181038080}},
      4},
 };
 
@@ -278,8 +337,8 @@ static const json_t *curve_of(const json_t *doc, const char *kernel,
     json_t *cv;
     json_array_foreach(json_object_get(doc, "bandwidth"), i, cv)
     {
-        if (strcmp(json_string_value(json_object_get(cv, "kernel")),
-                   kernel) == 0 &&
+        if (strcmp(json_string_value(json_object_get(cv, "kernel")), kernel) ==
+                0 &&
             json_integer_value(json_object_get(cv, "threads")) == threads)
             return cv;
     }
@@ -330,8 +389,8 @@ static void test_golden_plateaus(void)
         }
         plateau p[8];
         const double past = fmax(1024.0 * MIB, 4.0 * g->cache[2]);
-        const size_t np = plateau_detect(x, y, n, 1.12, past * 0.99, 3,
-                                         g->cache, p, 8);
+        const size_t np =
+            plateau_detect(x, y, n, 1.12, past * 0.99, 3, g->cache, p, 8);
         check_levels(g, p, np);
         json_decref(doc);
     }
@@ -361,8 +420,8 @@ static void test_golden_roofline(void)
     CHECK(strcmp(b.level.name, "DRAM") == 0 && !b.compute_bound);
     CHECK(NEAR(b.attainable_gflops, 0.125 * 40.49, 1e-3));
     /* matmul 512^3 f64 (6.29 MB, in L3): compute-bound at 42.7 FLOP/B */
-    CHECK_INT(roofline_bound(&r, 2, RB_F64, 268435456, 6291456, 100.0, &b,
-                             why, sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 2, RB_F64, 268435456, 6291456, 100.0, &b, why,
+                             sizeof(why)),
               0);
     CHECK(strcmp(b.level.name, "L3") == 0 && b.compute_bound);
     profile p;

@@ -15,14 +15,14 @@
 #include "machine.h"
 
 typedef struct {
-    const flag_table *flags;  /* NULL: the command reads argv itself */
+    const flag_table *flags; /* NULL: the command reads argv itself */
     size_t opts_size;
     int (*main)(const rb_machine *m, const void *opts, const flag_seen *seen,
                 rb_err *e);
 } cmd_spec;
 
-extern const cmd_spec cmd_info, cmd_list, cmd_run, cmd_ceilings,
-    cmd_profiles, cmd_model, cmd_orders;
+extern const cmd_spec cmd_info, cmd_list, cmd_run, cmd_ceilings, cmd_profiles,
+    cmd_model, cmd_orders;
 /* internal: the process `orders --traffic cachegrind` simulates */
 extern const cmd_spec cmd_traffic_child;
 

@@ -27,32 +27,61 @@ typedef struct {
 static const flag_spec ceil_flags[] = {
     FLAG_THREADS(ceil_opts, threads, "thread counts, one per core, pinned"),
     FLAG_DTYPE(ceil_opts, dtype, "f32,f64"),
-    {.name = "width", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(width),
+    {.name = "width",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(width),
      .def_doc = "every width this CPU has",
      .help = "peak vector widths in bits: 64 (scalar), 128, 256, 512, or "
              "none"},
-    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+    {.name = "kernel",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(kernel),
      .def = "read,write,copy,triad,schoenauer",
      .help = "bandwidth kernels: read, write, copy, triad (STREAM's a = b + "
              "s*c), schoenauer (a = b + c*d, likwid's triad), or none"},
-    {.name = "bw-width", .meta = "BITS", .type = FLAG_COUNT,
-     .off = OFF(bw_width), .def_doc = "the widest this CPU has", .cmin = 1,
+    {.name = "bw-width",
+     .meta = "BITS",
+     .type = FLAG_COUNT,
+     .off = OFF(bw_width),
+     .def_doc = "the widest this CPU has",
+     .cmin = 1,
      .cmax = 4096,
      .help = "vector width of the bandwidth kernels: 128, 256, 512"},
-    {.name = "size", .meta = "START:END", .type = FLAG_TEXT, .off = OFF(size),
+    {.name = "size",
+     .meta = "START:END",
+     .type = FLAG_TEXT,
+     .off = OFF(size),
      .def_doc = "4K to 1G or 8x the last cache",
      .help = "working sets to sweep, all threads together (suffixes K, M, "
              "G)"},
-    {.name = "factor", .meta = "F", .type = FLAG_REAL, .off = OFF(factor),
-     .def = "1.25", .def_quick = "1.5", .rmin = 1.01, .rmax = 16.0,
+    {.name = "factor",
+     .meta = "F",
+     .type = FLAG_REAL,
+     .off = OFF(factor),
+     .def = "1.25",
+     .def_quick = "1.5",
+     .rmin = 1.01,
+     .rmax = 16.0,
      .help = "geometric step of the sweep"},
-    {.name = "sample-bytes", .meta = "N", .type = FLAG_COUNT,
-     .off = OFF(sample_bytes), .def = "1G", .def_quick = "256M",
-     .cmin = 4096, .cmax = 1ull << 40,
+    {.name = "sample-bytes",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(sample_bytes),
+     .def = "1G",
+     .def_quick = "256M",
+     .cmin = 4096,
+     .cmax = 1ull << 40,
      .help = "traffic of one bandwidth sample, about; more gives longer "
              "samples"},
-    {.name = "gemm-n", .meta = "N", .type = FLAG_COUNT, .off = OFF(gemm_n),
-     .def = "4000", .def_quick = "2000", .cmax = 65536,
+    {.name = "gemm-n",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(gemm_n),
+     .def = "4000",
+     .def_quick = "2000",
+     .cmax = 65536,
      .help = "size of the OpenBLAS GEMM roof, 0 to skip"},
     FLAG_MIN_TIME(ceil_opts, min_time, "0.05", "0.02", 1e-3,
                   "seconds per clock, peak and GEMM sample"),
@@ -66,7 +95,8 @@ static const flag_spec ceil_flags[] = {
 };
 
 static const flag_table ceil_table = {
-    "ceilings", "usage: roofbench ceilings [options]",
+    "ceilings",
+    "usage: roofbench ceilings [options]",
     "Measures the host's own roofs on pinned threads: the core clock (a "
     "chain of\ndependent adds), peak FLOP/s per dtype and vector width "
     "(independent FMA\nchains; AVX-512 only where CPUID shows it), bandwidth "
@@ -78,13 +108,15 @@ static const flag_table ceil_table = {
     "bandwidth.csv, levels.csv and bandwidth.png/.svg (with gnuplot) to a "
     "new\nrun folder, then prints the summary; progress goes to standard "
     "error.",
-    ceil_flags, sizeof(ceil_flags) / sizeof(ceil_flags[0]),
+    ceil_flags,
+    sizeof(ceil_flags) / sizeof(ceil_flags[0]),
     "Exit status: 0 success, 1 a measurement failed its check (or the chart "
     "failed;\nthe documents are kept), 2 bad input, 130 or 143 after SIGINT "
     "or SIGTERM (the\nfinished parts are kept, marked interrupted).",
     0};
 
-/* ---- the plan -------------------------------------------------------------- */
+/* ---- the plan --------------------------------------------------------------
+ */
 
 static int plan_widths(const char *list, ceilings_plan *plan, rb_err *e)
 {
@@ -186,15 +218,14 @@ static int make_plan(const rb_machine *m, const ceil_opts *o,
     const double mem = (double)host_mem_available();
     ceilings_plan_defaults(plan, o->quick, m->ncores, m->isa,
                            llc_bytes(m->topo), mem);
-    const int most = m->ncores < CEIL_MAX_THREADS ? m->ncores
-                                                  : CEIL_MAX_THREADS;
-    int rc = o->threads ? parse_threads("--threads", o->threads, most,
-                                        plan->threads, CEIL_MAX_THREADS,
-                                        &plan->nthreads, e)
-                        : RB_OK;
+    const int most =
+        m->ncores < CEIL_MAX_THREADS ? m->ncores : CEIL_MAX_THREADS;
+    int rc = o->threads
+                 ? parse_threads("--threads", o->threads, most, plan->threads,
+                                 CEIL_MAX_THREADS, &plan->nthreads, e)
+                 : RB_OK;
     if (!rc)
-        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes,
-                          e);
+        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes, e);
     if (!rc && o->width)
         rc = plan_widths(o->width, plan, e);
     if (!rc)
@@ -206,11 +237,12 @@ static int make_plan(const rb_machine *m, const ceil_opts *o,
     return rc;
 }
 
-/* ---- the measurement and its documents ------------------------------------ */
+/* ---- the measurement and its documents ------------------------------------
+ */
 
 typedef struct {
     ceilings_result res;
-    char chart[512];         /* why there is no chart, or ""         */
+    char chart[512]; /* why there is no chart, or ""         */
     int chart_failed;
 } ceil_state;
 
@@ -224,10 +256,9 @@ static int write_ceilings(session *s, void *ctx, const char *status,
              st->res.npeaks, rb_plural(st->res.npeaks), st->res.ncurves,
              rb_plural(st->res.ncurves));
     char *json = NULL;
-    const int rc = report_ceilings_write(&s->folder, &st->res, s->context,
-                                         status, &json, st->chart,
-                                         sizeof(st->chart), &st->chart_failed,
-                                         e);
+    const int rc = report_ceilings_write(
+        &s->folder, &st->res, s->context, status, &json, st->chart,
+        sizeof(st->chart), &st->chart_failed, e);
     session_keep(s, json);
     return rc;
 }
@@ -267,7 +298,7 @@ static int measure(const rb_machine *m, ceil_state *st, const ceil_opts *o,
 }
 
 static int ceilings_main(const rb_machine *m, const void *opts,
-                        const flag_seen *seen, rb_err *e)
+                         const flag_seen *seen, rb_err *e)
 {
     (void)seen;
     const ceil_opts *o = opts;
@@ -275,8 +306,7 @@ static int ceilings_main(const rb_machine *m, const void *opts,
     static ceil_state state;
     ceil_state *st = &state;
     ceilings_plan plan;
-    const int rc = make_plan(m, o, &plan, e) ? 2
-                                              : measure(m, st, o, &plan, e);
+    const int rc = make_plan(m, o, &plan, e) ? 2 : measure(m, st, o, &plan, e);
     ceilings_result_free(&st->res);
     return rc;
 }

@@ -16,17 +16,22 @@ typedef struct {
     int json;
 } info_opts;
 
-static const flag_spec info_flags[] = {FLAG_JSON(info_opts, json, "print the same facts as JSON")};
+static const flag_spec info_flags[] = {
+    FLAG_JSON(info_opts, json, "print the same facts as JSON")};
 
 static const flag_table info_table = {
-    "info", "usage: roofbench info [--json]",
+    "info",
+    "usage: roofbench info [--json]",
     "Describes this machine: CPU and ISA flags (AVX2, AVX-512, AVX512_BF16) "
     "from\nCPUID, whether it is a virtual machine, the topology and caches as "
     "hwloc reports\nthem (within the PUs this process may use), memory, the "
     "OpenBLAS version and\nthe core it selected, the environment variables "
     "that change OpenBLAS, whether\nPAPI hardware counters can be used (with "
     "PAPI's reason when not), the clock,\nand the build.",
-    info_flags, 1, NULL, 0};
+    info_flags,
+    1,
+    NULL,
+    0};
 
 static void print_bytes(double b)
 {
@@ -49,7 +54,8 @@ static void print_text(json_t *doc)
     const char *key;
     json_t *v;
 
-    printf("%-12s %s\n", "host", json_string_value(json_object_get(doc, "host")));
+    printf("%-12s %s\n", "host",
+           json_string_value(json_object_get(doc, "host")));
     printf("%-12s %s (%s family %lld model %lld stepping %lld)\n", "cpu",
            json_string_value(json_object_get(cpu, "brand")),
            json_string_value(json_object_get(cpu, "vendor")),
@@ -58,22 +64,21 @@ static void print_text(json_t *doc)
            json_integer_value(json_object_get(cpu, "stepping")));
     const json_t *hv = json_object_get(cpu, "hypervisor");
     printf("%-12s %s%s%s%s\n", "virtual",
-           json_is_true(json_object_get(cpu, "virtual_machine")) ? "yes"
-                                                                 : "no",
+           json_is_true(json_object_get(cpu, "virtual_machine")) ? "yes" : "no",
            json_is_string(hv) ? " (hypervisor " : "",
            json_is_string(hv) ? json_string_value(hv) : "",
            json_is_string(hv) ? ")" : "");
     printf("%-12s", "isa");
-    json_object_foreach(json_object_get(cpu, "isa"), key, v)
-        if (json_is_true(v))
-            printf(" %s", key);
+    json_object_foreach(json_object_get(cpu, "isa"), key,
+                        v) if (json_is_true(v)) printf(" %s", key);
     printf("\n%-12s", "isa missing");
     int missing = 0;
-    json_object_foreach(json_object_get(cpu, "isa"), key, v)
-        if (!json_is_true(v)) {
-            printf(" %s", key);
-            missing = 1;
-        }
+    json_object_foreach(json_object_get(cpu, "isa"), key,
+                        v) if (!json_is_true(v))
+    {
+        printf(" %s", key);
+        missing = 1;
+    }
     printf("%s\n", missing ? "" : " none");
     printf("%-12s %lld package(s), %lld NUMA node(s), %lld cores, %lld PUs "
            "(%s)\n",
@@ -87,8 +92,8 @@ static void print_text(json_t *doc)
     {
         printf("%-12s %s ", i == 0 ? "caches" : "",
                json_string_value(json_object_get(v, "level")));
-        print_bytes((double)json_integer_value(
-            json_object_get(v, "size_bytes")));
+        print_bytes(
+            (double)json_integer_value(json_object_get(v, "size_bytes")));
         printf(" x %lld, %lld-byte lines, %lld-way (as reported)\n",
                json_integer_value(json_object_get(v, "count")),
                json_integer_value(json_object_get(v, "line_bytes")),
@@ -108,9 +113,8 @@ static void print_text(json_t *doc)
            json_integer_value(json_object_get(ob, "procs")));
     printf("%-12s %s\n", "", json_string_value(json_object_get(ob, "config")));
     printf("%-12s", "environment");
-    json_object_foreach(json_object_get(doc, "environment"), key, v)
-        printf(" %s=%s", key, json_is_string(v) ? json_string_value(v)
-                                                : "(unset)");
+    json_object_foreach(json_object_get(doc, "environment"), key, v) printf(
+        " %s=%s", key, json_is_string(v) ? json_string_value(v) : "(unset)");
     printf("\n");
     if (json_is_true(json_object_get(ctr, "usable")))
         printf("%-12s usable (PAPI %s, %s, %lld hardware counters)\n",
@@ -150,7 +154,7 @@ static void print_text(json_t *doc)
 }
 
 static int info_main(const rb_machine *m, const void *opts,
-                    const flag_seen *seen, rb_err *e)
+                     const flag_seen *seen, rb_err *e)
 {
     (void)seen;
     const info_opts *o = opts;

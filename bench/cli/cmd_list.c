@@ -12,18 +12,23 @@ typedef struct {
     int json;
 } list_opts;
 
-static const flag_spec list_flags[] = {FLAG_JSON(list_opts, json, "print the list as JSON")};
+static const flag_spec list_flags[] = {
+    FLAG_JSON(list_opts, json, "print the list as JSON")};
 
 static const flag_table list_table = {
-    "list", "usage: roofbench list [--json]",
+    "list",
+    "usage: roofbench list [--json]",
     "Every kernel in the registry: operation, loop form, the dimensions it "
     "uses,\nits FLOPs and compulsory bytes as functions of the shape (s = "
     "element size\nin bytes; an FMA counts 2 FLOPs; outputs are written, not "
     "read), and what it does.",
-    list_flags, 1, NULL, 0};
+    list_flags,
+    1,
+    NULL,
+    0};
 
 static int list_main(const rb_machine *m, const void *opts,
-                    const flag_seen *seen, rb_err *e)
+                     const flag_seen *seen, rb_err *e)
 {
     (void)m;
     (void)seen;
@@ -35,9 +40,9 @@ static int list_main(const rb_machine *m, const void *opts,
             const rb_kernel *k = &rb_kernels[i];
             json_array_append_new(
                 arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
-                               "name", k->name, "op", rb_op_name(k->op),
-                               "form", k->form, "dims", rb_op_dims(k->op),
-                               "flops", rb_flops_formula(k->op), "bytes",
+                               "name", k->name, "op", rb_op_name(k->op), "form",
+                               k->form, "dims", rb_op_dims(k->op), "flops",
+                               rb_flops_formula(k->op), "bytes",
                                rb_bytes_formula(k->op), "threading",
                                k->threading == RB_SPLIT_LIBRARY ? "library"
                                                                 : "harness",

@@ -28,24 +28,42 @@ typedef struct {
 #define OFF(f) offsetof(model_opts, f)
 
 static const flag_spec model_flags[] = {
-    {.name = "profile", .meta = "LIST", .type = FLAG_TEXT,
-     .off = OFF(profile), .def = "tpu-v5e,h100-sxm",
+    {.name = "profile",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(profile),
+     .def = "tpu-v5e,h100-sxm",
      .help = "profiles by name (roofbench profiles lists them), or host for "
              "this machine"},
-    {.name = "dtype", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(dtype),
+    {.name = "dtype",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(dtype),
      .def_doc = "each profile's headline dtype",
      .help = "bf16, fp16, tf32, fp32 (f32), fp64 (f64), fp8, int8"},
-    {.name = "sweep", .meta = "D=A:B", .type = FLAG_TEXT, .off = OFF(sweep),
+    {.name = "sweep",
+     .meta = "D=A:B",
+     .type = FLAG_TEXT,
+     .off = OFF(sweep),
      .help = "sizes of D from A to B, doubling, with the size where the "
              "product turns compute-bound on each profile"},
-    {.name = "shard", .meta = "D:N", .type = FLAG_TEXT, .off = OFF(shard),
+    {.name = "shard",
+     .meta = "D:N",
+     .type = FLAG_TEXT,
+     .off = OFF(shard),
      .help = "split contracting dimension D over N chips; the partial sums "
              "are all-reduced over --link (a ring: each chip sends 2(N-1)/N "
              "of the output one way)"},
-    {.name = "link", .meta = "NAME", .type = FLAG_TEXT, .off = OFF(link),
+    {.name = "link",
+     .meta = "NAME",
+     .type = FLAG_TEXT,
+     .off = OFF(link),
      .def_doc = "each profile's first",
      .help = "ici, nvlink, infinity, pcie, dcn: a link the profiles have"},
-    {.name = "file", .meta = "FILE", .type = FLAG_TEXT, .off = OFF(file),
+    {.name = "file",
+     .meta = "FILE",
+     .type = FLAG_TEXT,
+     .off = OFF(file),
      .help = "one SPEC [SIZE...] per line (# comments), billed with a total; "
              "SIZEs on the command line apply to every line"},
     FLAG_CEILINGS(model_opts, ceilings,
@@ -73,10 +91,13 @@ static const flag_table model_table = {
     "which dimension.\n\n"
     "  SIZE              LETTER=N for every dimension (K, M, G suffixes, "
     "x1024)",
-    model_flags, sizeof(model_flags) / sizeof(model_flags[0]),
-    "Exit status: 0 success, 2 bad input.", 1};
+    model_flags,
+    sizeof(model_flags) / sizeof(model_flags[0]),
+    "Exit status: 0 success, 2 bad input.",
+    1};
 
-/* ---- specs ----------------------------------------------------------------- */
+/* ---- specs -----------------------------------------------------------------
+ */
 
 static int parse_spec_line(char *line, const dim_sizes *global, int lineno,
                            const char *file, study_spec *se, rb_err *e)
@@ -104,9 +125,9 @@ static int parse_spec_line(char *line, const dim_sizes *global, int lineno,
 
 /* One line of a spec file: comments dropped, blank lines skipped (*n
  * unchanged), else parsed into specs[*n]. */
-static int read_spec_line(const char *path, char *line, size_t len,
-                          int lineno, const dim_sizes *global,
-                          study_spec *specs, int *n, rb_err *e)
+static int read_spec_line(const char *path, char *line, size_t len, int lineno,
+                          const dim_sizes *global, study_spec *specs, int *n,
+                          rb_err *e)
 {
     if (memchr(line, '\0', len))
         return rb_fail(e, RB_EINPUT, "%s:%d: a NUL byte (not a text file)",
@@ -143,12 +164,13 @@ static int read_spec_file(const char *path, const dim_sizes *global,
     while (!rc && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
         if (len > 1022)
-            rc = rb_fail(e, RB_EINPUT, "%s:%d: line longer than 1022 "
-                                       "characters",
+            rc = rb_fail(e, RB_EINPUT,
+                         "%s:%d: line longer than 1022 "
+                         "characters",
                          path, lineno);
         else
-            rc = read_spec_line(path, line, (size_t)len, lineno, global,
-                                specs, n, e);
+            rc = read_spec_line(path, line, (size_t)len, lineno, global, specs,
+                                n, e);
     }
     free(line);
     fclose(f);
@@ -202,7 +224,8 @@ static int read_specs(const model_opts *o, const flag_seen *seen, study *s,
     return RB_OK;
 }
 
-/* ---- sweep, sizes, shard --------------------------------------------------- */
+/* ---- sweep, sizes, shard ---------------------------------------------------
+ */
 
 static int read_sweep(const char *sweep, study *s, rb_err *e)
 {
@@ -213,11 +236,11 @@ static int read_sweep(const char *sweep, study *s, rb_err *e)
     study_spec *sp = &s->specs[0];
     if (!eq || eq - sweep != 1 || einsum_index(sweep[0]) < 0)
         return rb_fail(e, RB_EINPUT,
-                       "--sweep '%s': write D=START:END, e.g. b=1:4096",
-                       sweep);
+                       "--sweep '%s': write D=START:END, e.g. b=1:4096", sweep);
     if (!strchr(sp->es.dims, sweep[0]))
-        return rb_fail(e, RB_EINPUT, "--sweep '%s': %c is not a dimension of "
-                                     "'%s'",
+        return rb_fail(e, RB_EINPUT,
+                       "--sweep '%s': %c is not a dimension of "
+                       "'%s'",
                        sweep, sweep[0], sp->es.text);
     if (parse_range("--sweep", eq + 1, 1, UINT64_MAX / 2, &s->sweep_a,
                     &s->sweep_b, e))
@@ -257,8 +280,8 @@ static int check_shard(const char *shard, const study *s, rb_err *e)
         const study_spec *sp = &s->specs[k];
         if (!strchr(sp->es.dims, shard[0]))
             return rb_fail(e, RB_EINPUT,
-                           "--shard '%s': %c is not a dimension of '%s'",
-                           shard, shard[0], sp->es.text);
+                           "--shard '%s': %c is not a dimension of '%s'", shard,
+                           shard[0], sp->es.text);
         const dim_kind kind = einsum_kind(&sp->es, shard[0]);
         if (kind != DIM_CONTRACTING)
             return rb_fail(e, RB_EINPUT,
@@ -301,7 +324,8 @@ static int read_shard(const model_opts *o, study *s, rb_err *e)
     return check_shard(o->shard, s, e);
 }
 
-/* ---- profiles and dtypes ----------------------------------------------------- */
+/* ---- profiles and dtypes
+ * ----------------------------------------------------- */
 
 /* The measured host: from --ceilings, or measured now on all cores. */
 static int host_profile(const rb_machine *m, const char *ceilings, profile *p,
@@ -321,8 +345,8 @@ static int host_profile(const rb_machine *m, const char *ceilings, profile *p,
     return rc;
 }
 
-static int load_profiles(const rb_machine *m, const model_opts *o,
-                         profile *out, int *n, rb_err *e)
+static int load_profiles(const rb_machine *m, const model_opts *o, profile *out,
+                         int *n, rb_err *e)
 {
     char buf[1024], *items[STUDY_MAX_PROFILES];
     const int k = parse_list("--profile", o->profile, buf, sizeof(buf), items,
@@ -347,8 +371,7 @@ static int read_dtypes(const char *list, pdtype *dts, int *n, rb_err *e)
     if (!list)
         return RB_OK;
     char buf[256], *items[PD_N];
-    const int k = parse_list("--dtype", list, buf, sizeof(buf), items, PD_N,
-                             e);
+    const int k = parse_list("--dtype", list, buf, sizeof(buf), items, PD_N, e);
     if (k < 0)
         return RB_EINPUT;
     for (int i = 0; i < k; i++) {
@@ -366,7 +389,8 @@ static int read_dtypes(const char *list, pdtype *dts, int *n, rb_err *e)
     return RB_OK;
 }
 
-/* ---- the command --------------------------------------------------------------- */
+/* ---- the command
+ * --------------------------------------------------------------- */
 
 static int make_study(const rb_machine *m, const model_opts *o,
                       const flag_seen *seen, study *s, profile *profs,
@@ -394,7 +418,7 @@ static int make_study(const rb_machine *m, const model_opts *o,
 }
 
 static int model_main(const rb_machine *m, const void *opts,
-                     const flag_seen *seen, rb_err *e)
+                      const flag_seen *seen, rb_err *e)
 {
     /* one command a process; the study is too large for the stack */
     static study s;

@@ -29,31 +29,58 @@ typedef struct {
 #define OFF(f) offsetof(orders_opts, f)
 
 static const flag_spec orders_flags[] = {
-    {.name = "n", .meta = "N", .type = FLAG_COUNT, .off = OFF(n), .def = "512",
-     .cmin = 1, .cmax = 1u << 20, .help = "square problems N=P=M"},
-    {.name = "shape", .meta = "N,P,M", .type = FLAG_TEXT, .off = OFF(shape),
+    {.name = "n",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(n),
+     .def = "512",
+     .cmin = 1,
+     .cmax = 1u << 20,
+     .help = "square problems N=P=M"},
+    {.name = "shape",
+     .meta = "N,P,M",
+     .type = FLAG_TEXT,
+     .off = OFF(shape),
      .help = "[N,P] x [P,M]"},
-    {.name = "sweep", .meta = "A:B", .type = FLAG_TEXT, .off = OFF(sweep),
+    {.name = "sweep",
+     .meta = "A:B",
+     .type = FLAG_TEXT,
+     .off = OFF(sweep),
      .help = "sizes from A to B in steps of x1.5 and x4/3 (64, 96, 128, 192, "
              "...: powers of two and sizes between), showing where each form "
              "falls out of cache"},
     FLAG_DTYPE(orders_opts, dtype, "f64,f32"),
-    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+    {.name = "kernel",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(kernel),
      .def = "matmul_naive,matmul_column,matmul_row,matmul_outer,"
             "matmul_blocked,matmul_openblas",
      .help = "matmul kernels, in the order to show"},
-    {.name = "threads", .meta = "N", .type = FLAG_TEXT, .off = OFF(threads),
+    {.name = "threads",
+     .meta = "N",
+     .type = FLAG_TEXT,
+     .off = OFF(threads),
      .def = "1",
      .help = "threads of the timed runs (traffic is per call on one "
              "thread)"},
-    {.name = "traffic", .meta = "LIST", .type = FLAG_TEXT,
-     .off = OFF(traffic), .def = "model,counters",
+    {.name = "traffic",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(traffic),
+     .def = "model,counters",
      .help = "model, counters, cachegrind or all"},
-    {.name = "events", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(events),
+    {.name = "events",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(events),
      .def_doc = "per vendor: cycles, instructions, L1D, L2 and L3 misses, "
                 "FLOPs",
      .help = "PAPI preset or native events for counters"},
-    {.name = "cache", .meta = "GEOM", .type = FLAG_TEXT, .off = OFF(cache),
+    {.name = "cache",
+     .meta = "GEOM",
+     .type = FLAG_TEXT,
+     .off = OFF(cache),
      .def_doc = "L1d and L2 as hwloc reports them",
      .help = "L1=SIZE:WAYS:LINE,LL=SIZE:WAYS:LINE for the model and "
              "cachegrind"},
@@ -71,7 +98,8 @@ static const flag_spec orders_flags[] = {
 };
 
 static const flag_table orders_table = {
-    "orders", "usage: roofbench orders [options]",
+    "orders",
+    "usage: roofbench orders [options]",
     "The same product C = A B in dot-product, column, row and outer-product "
     "order,\nblocked, and by OpenBLAS: identical FLOPs (asserted), very "
     "different memory\ntraffic. Each form is verified and timed, then its "
@@ -96,21 +124,23 @@ static const flag_table orders_table = {
     "form that is and by\nhow much. Writes orders.json, orders.csv and a "
     "chart per dtype and size\n(orders-<dtype>-<n>.png and .svg) to a new run "
     "folder.",
-    orders_flags, sizeof(orders_flags) / sizeof(orders_flags[0]),
+    orders_flags,
+    sizeof(orders_flags) / sizeof(orders_flags[0]),
     "Exit status: 0 success, 1 a kernel failed verification, the FLOP counts "
     "differ\nor the chart failed, 2 bad input or an unusable environment, "
     "130 or 143 after\nSIGINT or SIGTERM (the finished forms are kept, "
     "marked interrupted).",
     0};
 
-/* ---- the plan -------------------------------------------------------------- */
+/* ---- the plan --------------------------------------------------------------
+ */
 
 static int plan_sources(const orders_opts *o, const flag_seen *seen,
                         orders_plan *p, rb_err *e)
 {
     char buf[256], *items[8];
-    const int k = parse_list("--traffic", o->traffic, buf, sizeof(buf), items,
-                             8, e);
+    const int k =
+        parse_list("--traffic", o->traffic, buf, sizeof(buf), items, 8, e);
     if (k < 0)
         return RB_EINPUT;
     p->sources = 0;
@@ -151,8 +181,7 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
         return parse_shape("--shape", o->shape, &p->sizes[0], e);
     }
     if (!o->sweep) {
-        snprintf(source, len, "--n %s",
-                 flags_text(&orders_table, seen, "n"));
+        snprintf(source, len, "--n %s", flags_text(&orders_table, seen, "n"));
         p->sizes[0] = (rb_shape){o->n, o->n, o->n};
         p->nsizes = 1;
         return RB_OK;
@@ -165,8 +194,7 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
          p2 *= 2) {
         const uint64_t cand[2] = {p2, p2 * 3 / 2};
         for (int q = 0; q < 2; q++)
-            if (cand[q] >= lo && cand[q] <= hi &&
-                p->nsizes < ORDERS_MAX_SIZES)
+            if (cand[q] >= lo && cand[q] <= hi && p->nsizes < ORDERS_MAX_SIZES)
                 p->sizes[p->nsizes++] = (rb_shape){cand[q], cand[q], cand[q]};
     }
     if (p->nsizes == 0)
@@ -222,8 +250,8 @@ static int plan_traffic(const rb_machine *m, const orders_opts *o,
     }
     if (!rc && (p->sources & ORDERS_CACHEGRIND)) {
         rc = sim_find_valgrind(p->valgrind, sizeof(p->valgrind), e);
-        const ssize_t len = readlink("/proc/self/exe", p->exe,
-                                     sizeof(p->exe) - 1);
+        const ssize_t len =
+            readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
         if (!rc && len <= 0)
             rc = rb_fail(e, RB_EINPUT, "cannot find this executable");
         else if (len > 0)
@@ -232,10 +260,10 @@ static int plan_traffic(const rb_machine *m, const orders_opts *o,
     if (!rc && (p->sources & ORDERS_COUNTERS)) {
         p->timing.events = &p->ev;
         counters_probe(&p->cst);
-        rc = counters_resolve(o->events ? o->events
-                                        : counters_default_events(
-                                              m->cpu.vendor,
-                                              p->dtypes[0] == RB_F64),
+        rc = counters_resolve(o->events
+                                  ? o->events
+                                  : counters_default_events(
+                                        m->cpu.vendor, p->dtypes[0] == RB_F64),
                               &p->ev, e);
     }
     return rc;
@@ -277,13 +305,14 @@ static int make_plan(const rb_machine *m, const orders_opts *o,
     return rc;
 }
 
-/* ---- the measurement and its documents ------------------------------------ */
+/* ---- the measurement and its documents ------------------------------------
+ */
 
 typedef struct {
     orders_plan plan;
     orders_result res;
     session_roof roof;
-    char chart[512];         /* why there is no chart, or ""         */
+    char chart[512]; /* why there is no chart, or ""         */
     int chart_failed;
 } orders_state;
 
@@ -308,8 +337,7 @@ static int write_orders(session *s, void *ctx, const char *status,
     const orders_doc d = doc_of(st, s, status, error);
     char *json = NULL;
     const int rc = report_orders_write(&s->folder, &d, &json, st->chart,
-                                       sizeof(st->chart), &st->chart_failed,
-                                       e);
+                                       sizeof(st->chart), &st->chart_failed, e);
     session_keep(s, json);
     return rc;
 }
@@ -331,13 +359,12 @@ static void print_orders(session *s, void *ctx, const char *status)
             printf("chart: %s/orders-%s-%zu.png and .svg\n", session_dir(s),
                    rb_dtype_name(st->plan.dtypes[k]), st->plan.sizes[0].n);
     else
-        printf("charts: %s/orders-<dtype>-<n>.png and .svg\n",
-               session_dir(s));
+        printf("charts: %s/orders-<dtype>-<n>.png and .svg\n", session_dir(s));
     printf("Written: %s/orders.json, orders.csv\n", session_dir(s));
 }
 
-static int measure(const rb_machine *m, orders_state *st,
-                   const orders_opts *o, rb_err *e)
+static int measure(const rb_machine *m, orders_state *st, const orders_opts *o,
+                   rb_err *e)
 {
     session s;
     if (session_open(&s, m, "orders", o->out, NULL, e))
@@ -345,9 +372,9 @@ static int measure(const rb_machine *m, orders_state *st,
     session_on_finish(&s, write_orders, st);
     snprintf(st->plan.workdir, sizeof(st->plan.workdir), "%s", s.folder.tmp);
     int interrupted = 0;
-    int rc = session_roofline(&s, &st->roof, st->plan.timing.threads, 1,
-                              st->plan.dtypes, st->plan.ndtypes, &interrupted,
-                              e);
+    int rc =
+        session_roofline(&s, &st->roof, st->plan.timing.threads, 1,
+                         st->plan.dtypes, st->plan.ndtypes, &interrupted, e);
     rb_err merr = {""};
     const int mrc = rc || interrupted
                         ? RB_OK
@@ -363,7 +390,7 @@ static int measure(const rb_machine *m, orders_state *st,
 }
 
 static int orders_main(const rb_machine *m, const void *opts,
-                      const flag_seen *seen, rb_err *e)
+                       const flag_seen *seen, rb_err *e)
 {
     const orders_opts *o = opts;
     /* one command a process; its state is too large for the stack */

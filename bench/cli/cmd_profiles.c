@@ -26,14 +26,17 @@ static const flag_spec profiles_flags[] = {
 };
 
 static const flag_table profiles_table = {
-    "profiles", "usage: roofbench profiles [options]",
+    "profiles",
+    "usage: roofbench profiles [options]",
     "Lists every profile under the profiles folder (and the measured host "
     "with\n--ceilings): memory bandwidth, the ridge point per dtype (peak / "
     "memory\nbandwidth, FLOP per byte: below it an operation is "
     "memory-bound) and, per\nlink type, the network ridge (headline peak / "
     "the bandwidth one chip-to-chip\ntransfer gets, FLOP per byte sent). A "
     "'*' marks a figure derived from others\nrather than published.",
-    profiles_flags, sizeof(profiles_flags) / sizeof(profiles_flags[0]), NULL,
+    profiles_flags,
+    sizeof(profiles_flags) / sizeof(profiles_flags[0]),
+    NULL,
     0};
 
 static json_t *profile_json(jdoc *jd, const profile *p)
@@ -144,7 +147,7 @@ static int load(const rb_machine *m, const profiles_opts *o, const char *dir,
 }
 
 static int profiles_main(const rb_machine *m, const void *opts,
-                        const flag_seen *seen, rb_err *e)
+                         const flag_seen *seen, rb_err *e)
 {
     (void)seen;
     const profiles_opts *o = opts;
@@ -160,4 +163,5 @@ static int profiles_main(const rb_machine *m, const void *opts,
     return rb_exit_status(rc);
 }
 
-const cmd_spec cmd_profiles = {&profiles_table, sizeof(profiles_opts), profiles_main};
+const cmd_spec cmd_profiles = {&profiles_table, sizeof(profiles_opts),
+                               profiles_main};

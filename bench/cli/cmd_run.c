@@ -29,7 +29,10 @@ typedef struct {
 #define OFF(f) offsetof(run_opts, f)
 
 static const flag_spec run_flags[] = {
-    {.name = "kernel", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(kernel),
+    {.name = "kernel",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(kernel),
      .def = "all",
      .help = "kernels (see roofbench list), operations (matmul, batched: all "
              "their kernels) or all, comma-separated"},
@@ -37,11 +40,18 @@ static const flag_spec run_flags[] = {
     FLAG_THREADS(run_opts, threads,
                  "thread counts, each 1 to the number of cores; one thread "
                  "per core, pinned"),
-    {.name = "n", .meta = "N", .type = FLAG_COUNT, .off = OFF(n), .cmin = 1,
+    {.name = "n",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(n),
+     .cmin = 1,
      .cmax = SIZE_MAX,
      .help = "square problems: dot P=N, matvec N=P=N, matmul and batched "
              "N=P=M=N"},
-    {.name = "shape", .meta = "N,P,M", .type = FLAG_TEXT, .off = OFF(shape),
+    {.name = "shape",
+     .meta = "N,P,M",
+     .type = FLAG_TEXT,
+     .off = OFF(shape),
      .def_doc = "dot P=10000000, matvec 4000x4000, matmul 512x512x512, "
                 "batched 64x512x512; with --quick 1000000, 1000x1000, "
                 "128x128x128, 16x128x128",
@@ -52,7 +62,10 @@ static const flag_spec run_flags[] = {
                  "timed samples per row, at least 3"),
     FLAG_SEED(run_opts, seed),
     FLAG_QUICK(run_opts, quick, "small default problems and short samples"),
-    {.name = "events", .meta = "LIST", .type = FLAG_TEXT, .off = OFF(events),
+    {.name = "events",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(events),
      .help = "PAPI preset or native events (or 'default': cycles, "
              "instructions, L1D, L2, L3 misses, FLOPs for this vendor), read "
              "in one more sample per row on every thread; an event that "
@@ -68,7 +81,8 @@ static const flag_spec run_flags[] = {
 };
 
 static const flag_table run_table = {
-    "run", "usage: roofbench run [options]",
+    "run",
+    "usage: roofbench run [options]",
     "Verifies every selected kernel against its reference on random data, "
     "then\ntimes it: one warm-up discarded, calls per sample grown until a "
     "sample lasts\n--min-time, --samples samples between thread barriers. "
@@ -79,7 +93,8 @@ static const flag_table run_table = {
     "its working set falls in, the attainable bound\nmin(peak, intensity x "
     "that level's bandwidth), the fraction of it achieved,\nand which roof "
     "binds. Progress goes to standard error while it measures.",
-    run_flags, sizeof(run_flags) / sizeof(run_flags[0]),
+    run_flags,
+    sizeof(run_flags) / sizeof(run_flags[0]),
     "Sizes take K, M, G suffixes (x1024). Exit status: 0 success, 1 a kernel "
     "failed\nverification (the rows before it are kept, marked failed), 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
@@ -95,7 +110,8 @@ static const rb_shape default_shape[RB_NOPS] = {
 static const rb_shape quick_shape[RB_NOPS] = {
     {1, 1000000, 1}, {1000, 1000, 1}, {128, 128, 128}, {16, 128, 128}};
 
-/* ---- the plan -------------------------------------------------------------- */
+/* ---- the plan --------------------------------------------------------------
+ */
 
 static int plan_shapes(const run_opts *o, const flag_seen *seen,
                        harness_plan *plan, rb_err *e)
@@ -132,11 +148,11 @@ static int plan_events(const rb_machine *m, const run_opts *o,
     if (!o->events)
         return RB_OK;
     const int f64_first = plan->ndtypes > 0 && plan->dtypes[0] == RB_F64;
-    const int rc = counters_resolve(
-        strcmp(o->events, "default") == 0
-            ? counters_default_events(m->cpu.vendor, f64_first)
-            : o->events,
-        ev, e);
+    const int rc =
+        counters_resolve(strcmp(o->events, "default") == 0
+                             ? counters_default_events(m->cpu.vendor, f64_first)
+                             : o->events,
+                         ev, e);
     if (!rc)
         plan->events = ev;
     return rc;
@@ -148,16 +164,14 @@ static int make_plan(const rb_machine *m, const run_opts *o,
 {
     memset(plan, 0, sizeof(*plan));
     char threads[32];
-    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1",
-             m->ncores);
+    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1", m->ncores);
     plan->samples = (int)o->samples;
     plan->seed = o->seed;
     plan->min_time = o->min_time;
     int rc = flags_kernels("--kernel", o->kernel, ~0u, "", 1, plan->kernels,
                            &plan->nkernels, HARNESS_MAX_KERNELS, e);
     if (!rc)
-        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes,
-                          e);
+        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes, e);
     if (!rc)
         rc = plan_shapes(o, seen, plan, e);
     if (!rc)
@@ -189,17 +203,18 @@ static json_t *settings_json(const harness_plan *plan, int argc, char **argv)
         json_array_append_new(threads, json_integer(plan->threads[t]));
     for (size_t k = 0; k < plan->nkernels; k++)
         json_array_append_new(kernels, json_string(plan->kernels[k]->name));
-    return json_pack("{s:o, s:o, s:o, s:o, s:f, s:i, s:I, s:s, s:s}",
-                     "command", flags_command_json("run", argc, argv),
-                     "kernels", kernels, "dtypes", dtypes, "threads", threads,
-                     "min_time_s", plan->min_time, "samples", plan->samples,
-                     "seed", (json_int_t)plan->seed, "time_unit",
-                     "seconds per call", "rates",
+    return json_pack("{s:o, s:o, s:o, s:o, s:f, s:i, s:I, s:s, s:s}", "command",
+                     flags_command_json("run", argc, argv), "kernels", kernels,
+                     "dtypes", dtypes, "threads", threads, "min_time_s",
+                     plan->min_time, "samples", plan->samples, "seed",
+                     (json_int_t)plan->seed, "time_unit", "seconds per call",
+                     "rates",
                      "analytic FLOPs and compulsory bytes of the registry "
                      "divided by the minimum (best) or median time");
 }
 
-/* ---- the measurement and its document ------------------------------------- */
+/* ---- the measurement and its document -------------------------------------
+ */
 
 typedef struct {
     harness_plan plan;
@@ -208,8 +223,8 @@ typedef struct {
     counters_events ev;
 } run_state;
 
-static run_doc doc_of(const run_state *st, const session *s,
-                      const char *status, const char *error)
+static run_doc doc_of(const run_state *st, const session *s, const char *status,
+                      const char *error)
 {
     return (run_doc){.context = s->context,
                      .res = &st->res,
@@ -228,8 +243,8 @@ static int write_run(session *s, void *ctx, const char *status,
     const run_doc d = doc_of(st, s, status, error);
     char *json = report_run_json(&d, e);
     char *csv = json ? report_run_csv(&d, e) : NULL;
-    int rc = csv ? session_put(s, "results.json", json, strlen(json), e)
-                 : RB_EINPUT;
+    int rc =
+        csv ? session_put(s, "results.json", json, strlen(json), e) : RB_EINPUT;
     if (!rc)
         rc = session_put(s, "results.csv", csv, strlen(csv), e);
     free(csv);
@@ -259,8 +274,7 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
 {
     session s;
     int rc = session_open(&s, m, "run", o->out,
-                          settings_json(&st->plan, seen->argc, seen->argv),
-                          e);
+                          settings_json(&st->plan, seen->argc, seen->argv), e);
     if (rc)
         return 2;
     session_on_finish(&s, write_run, st);
@@ -270,8 +284,8 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
     rb_err run_err = {""};
     int run_rc = RB_OK;
     if (!rc && !interrupted)
-        run_rc = harness_run(m->topo, &st->plan, &st->res, on_row, st,
-                             &run_err);
+        run_rc =
+            harness_run(m->topo, &st->plan, &st->res, on_row, st, &run_err);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
                                interrupted || st->res.interrupted, o->json,
@@ -281,7 +295,7 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
 }
 
 static int run_main(const rb_machine *m, const void *opts,
-                   const flag_seen *seen, rb_err *e)
+                    const flag_seen *seen, rb_err *e)
 {
     const run_opts *o = opts;
     /* one command a process; its state is too large for the stack */

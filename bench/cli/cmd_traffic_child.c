@@ -32,8 +32,9 @@ static int read_args(int argc, char **argv, child_args *a, rb_err *e)
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown kernel '%s'",
                        argv[1]);
     if (a->k && a->k->op != RB_OP_MATMUL)
-        return rb_fail(e, RB_EINPUT, "_traffic-child: '%s' is not a matmul "
-                                     "kernel",
+        return rb_fail(e, RB_EINPUT,
+                       "_traffic-child: '%s' is not a matmul "
+                       "kernel",
                        argv[1]);
     if (rb_dtype_parse(argv[2], &a->dt) != 0)
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown dtype '%s'",
@@ -54,8 +55,10 @@ static int read_args(int argc, char **argv, child_args *a, rb_err *e)
     plan.nthreads = 1;
     plan.shape[RB_OP_MATMUL] = a->s;
     snprintf(plan.shape_source[RB_OP_MATMUL],
-             sizeof(plan.shape_source[RB_OP_MATMUL]), "_traffic-child shape "
-             "%s", argv[3]);
+             sizeof(plan.shape_source[RB_OP_MATMUL]),
+             "_traffic-child shape "
+             "%s",
+             argv[3]);
     return harness_check_plan(&plan, 0, e);
 }
 
@@ -80,7 +83,7 @@ static int flush_caches(uint64_t flush)
 }
 
 static int child_main(const rb_machine *m, const void *opts,
-                     const flag_seen *seen, rb_err *e)
+                      const flag_seen *seen, rb_err *e)
 {
     (void)m;
     (void)opts;
@@ -91,8 +94,9 @@ static int child_main(const rb_machine *m, const void *opts,
         return 2;
     void *pa, *pb, *pc;
     if (sim_operands(a.dt, a.s, a.seed, &pa, &pb, &pc))
-        return rb_exit_status(rb_fail(e, RB_EINPUT, "_traffic-child: out of "
-                                                    "memory"));
+        return rb_exit_status(rb_fail(e, RB_EINPUT,
+                                      "_traffic-child: out of "
+                                      "memory"));
     rb_blocking blk;
     rb_blocking_of(a.dt, &blk);
     int rc = flush_caches(a.flush);
@@ -102,11 +106,11 @@ static int child_main(const rb_machine *m, const void *opts,
     free(pb);
     free(pc);
     if (rc)
-        return rb_exit_status(rb_fail(e, RB_EINPUT, "_traffic-child: out of "
-                                                    "memory"));
-    printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu openblas %s\n",
-           blk.path, blk.mr, blk.nr, blk.kc, blk.mc, blk.nc,
-           openblas_get_corename());
+        return rb_exit_status(rb_fail(e, RB_EINPUT,
+                                      "_traffic-child: out of "
+                                      "memory"));
+    printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu openblas %s\n", blk.path,
+           blk.mr, blk.nr, blk.kc, blk.mc, blk.nc, openblas_get_corename());
     return 0;
 }
 

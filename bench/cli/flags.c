@@ -86,11 +86,10 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
     seen->argv = argv;
     *help = 0;
     for (size_t i = 0; i < t->nflags; i++)
-        opt[i] = (struct option){t->flags[i].name,
-                                 t->flags[i].type == FLAG_SWITCH
-                                     ? no_argument
-                                     : required_argument,
-                                 NULL, 256 + (int)i};
+        opt[i] = (struct option){
+            t->flags[i].name,
+            t->flags[i].type == FLAG_SWITCH ? no_argument : required_argument,
+            NULL, 256 + (int)i};
     opt[t->nflags] = (struct option){"help", no_argument, NULL, 'h'};
     opt[t->nflags + 1] = (struct option){NULL, 0, NULL, 0};
     opterr = 0;
@@ -123,15 +122,15 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
                            t->flags[i].name);
         seen->given |= 1ull << i;
         seen->raw[i] = optarg;
-        const int rc = store(&t->flags[i],
-                             t->flags[i].type == FLAG_SWITCH ? "" : optarg,
-                             opts, e);
+        const int rc =
+            store(&t->flags[i], t->flags[i].type == FLAG_SWITCH ? "" : optarg,
+                  opts, e);
         if (rc)
             return rc;
     }
     if (optind < argc)
-        return rb_fail(e, RB_EINPUT, "%s: unexpected argument '%s'",
-                       t->command, argv[optind]);
+        return rb_fail(e, RB_EINPUT, "%s: unexpected argument '%s'", t->command,
+                       argv[optind]);
     return defaults(t, seen, opts, e);
 }
 
@@ -144,7 +143,8 @@ int flags_start(const flag_table *t, int argc, char **argv, void *opts,
     return help ? 0 : -1;
 }
 
-/* ---- help -------------------------------------------------------------------- */
+/* ---- help
+ * -------------------------------------------------------------------- */
 
 /* Writes text from column indent, wrapped at 78 columns, the first line
  * starting at column col. */
@@ -209,7 +209,8 @@ void flags_help(const flag_table *t, FILE *f)
         fprintf(f, "\n%s\n", t->epilog);
 }
 
-/* ---- shared values ----------------------------------------------------------- */
+/* ---- shared values
+ * ----------------------------------------------------------- */
 
 int flags_kernels(const char *flag, const char *list, unsigned ops,
                   const char *wrong_op, int sorted, const rb_kernel **out,
@@ -231,10 +232,10 @@ int flags_kernels(const char *flag, const char *list, unsigned ops,
         int matched = 0;
         for (size_t r = 0; r < rb_nkernels && r < HARNESS_MAX_KERNELS; r++) {
             const rb_kernel *kr = &rb_kernels[r];
-            const int pick = kr == exact ||
-                             (!exact && (ops >> kr->op) & 1 &&
-                              (strcmp(items[i], "all") == 0 ||
-                               strcmp(items[i], rb_op_name(kr->op)) == 0));
+            const int pick =
+                kr == exact || (!exact && (ops >> kr->op) & 1 &&
+                                (strcmp(items[i], "all") == 0 ||
+                                 strcmp(items[i], rb_op_name(kr->op)) == 0));
             if (!pick)
                 continue;
             matched = 1;
@@ -250,7 +251,8 @@ int flags_kernels(const char *flag, const char *list, unsigned ops,
                            "operations dot, matvec, matmul, batched; or all)",
                            flag, items[i]);
     }
-    for (size_t r = 0; sorted && r < rb_nkernels && r < HARNESS_MAX_KERNELS; r++)
+    for (size_t r = 0; sorted && r < rb_nkernels && r < HARNESS_MAX_KERNELS;
+         r++)
         if (want[r] && *n < max)
             out[(*n)++] = &rb_kernels[r];
     return RB_OK;

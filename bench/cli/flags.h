@@ -27,8 +27,8 @@ typedef enum {
 } flag_type;
 
 typedef struct {
-    const char *name;      /* without the dashes                        */
-    const char *meta;      /* "N", "LIST"; NULL for a switch            */
+    const char *name; /* without the dashes                        */
+    const char *meta; /* "N", "LIST"; NULL for a switch            */
     flag_type type;
     size_t off;            /* of the value in the options struct        */
     const char *def;       /* the default, parsed as if given, or NULL  */
@@ -42,23 +42,23 @@ typedef struct {
 } flag_spec;
 
 typedef struct {
-    const char *command;   /* "run"                                     */
-    const char *usage;     /* the usage lines                           */
-    const char *intro;     /* what the command does                     */
+    const char *command; /* "run"                                     */
+    const char *usage;   /* the usage lines                           */
+    const char *intro;   /* what the command does                     */
     const flag_spec *flags;
     size_t nflags;
-    const char *epilog;    /* exit status and notes, or NULL            */
-    int positionals;       /* takes arguments other than flags          */
+    const char *epilog; /* exit status and notes, or NULL            */
+    int positionals;    /* takes arguments other than flags          */
 } flag_table;
 
 enum { FLAGS_MAX = 64 };
 
 typedef struct {
-    int argc;              /* the command's arguments, argv[0] its name */
+    int argc; /* the command's arguments, argv[0] its name */
     char **argv;
-    uint64_t given;        /* bit i: flag i was on the command line     */
+    uint64_t given;             /* bit i: flag i was on the command line     */
     const char *raw[FLAGS_MAX]; /* flag i's value as given               */
-    const char *pos[64];   /* positional arguments, in order            */
+    const char *pos[64];        /* positional arguments, in order            */
     int npos;
 } flag_seen;
 
@@ -80,41 +80,63 @@ int flags_start(const flag_table *t, int argc, char **argv, void *opts,
 /* The flags that mean the same in every command, declared once (T is the
  * command's options struct, f its field). */
 #define FLAG_DTYPE(T, f, dflt)                                                 \
-    {.name = "dtype", .meta = "LIST", .type = FLAG_TEXT,                       \
-     .off = offsetof(T, f), .def = dflt, .help = "f32, f64 or both"}
+    {                                                                          \
+        .name = "dtype", .meta = "LIST", .type = FLAG_TEXT,                    \
+        .off = offsetof(T, f), .def = dflt, .help = "f32, f64 or both"         \
+    }
 #define FLAG_THREADS(T, f, text)                                               \
-    {.name = "threads", .meta = "LIST", .type = FLAG_TEXT,                     \
-     .off = offsetof(T, f),                                                    \
-     .def_doc = "1 and all the cores this process may use", .help = text}
+    {                                                                          \
+        .name = "threads", .meta = "LIST", .type = FLAG_TEXT,                  \
+        .off = offsetof(T, f),                                                 \
+        .def_doc = "1 and all the cores this process may use", .help = text    \
+    }
 #define FLAG_MIN_TIME(T, f, dflt, quick, lo, text)                             \
-    {.name = "min-time", .meta = "S", .type = FLAG_REAL,                       \
-     .off = offsetof(T, f), .def = dflt, .def_quick = quick, .rmin = lo,       \
-     .rmax = 60.0, .unit = "seconds", .help = text}
+    {                                                                          \
+        .name = "min-time", .meta = "S", .type = FLAG_REAL,                    \
+        .off = offsetof(T, f), .def = dflt, .def_quick = quick, .rmin = lo,    \
+        .rmax = 60.0, .unit = "seconds", .help = text                          \
+    }
 #define FLAG_SAMPLES(T, f, dflt, quick, most, text)                            \
-    {.name = "samples", .meta = "N", .type = FLAG_COUNT,                       \
-     .off = offsetof(T, f), .def = dflt, .def_quick = quick, .cmin = 3,        \
-     .cmax = most, .help = text}
+    {                                                                          \
+        .name = "samples", .meta = "N", .type = FLAG_COUNT,                    \
+        .off = offsetof(T, f), .def = dflt, .def_quick = quick, .cmin = 3,     \
+        .cmax = most, .help = text                                             \
+    }
 #define FLAG_SEED(T, f)                                                        \
-    {.name = "seed", .meta = "N", .type = FLAG_COUNT, .off = offsetof(T, f),   \
-     .def = "1", .cmax = INT64_MAX,                                            \
-     .help = "seed of the random inputs, at most 2^63 - 1 (JSON's "          \
-             "integers)"}
+    {                                                                          \
+        .name = "seed", .meta = "N", .type = FLAG_COUNT,                       \
+        .off = offsetof(T, f), .def = "1", .cmax = INT64_MAX,                  \
+        .help = "seed of the random inputs, at most 2^63 - 1 (JSON's "         \
+                "integers)"                                                    \
+    }
 #define FLAG_QUICK(T, f, text)                                                 \
-    {.name = "quick", .type = FLAG_SWITCH, .off = offsetof(T, f), .help = text}
+    {                                                                          \
+        .name = "quick", .type = FLAG_SWITCH, .off = offsetof(T, f),           \
+        .help = text                                                           \
+    }
 #define FLAG_CEILINGS(T, f, text)                                              \
-    {.name = "ceilings", .meta = "FILE", .type = FLAG_TEXT,                    \
-     .off = offsetof(T, f), .help = text}
+    {                                                                          \
+        .name = "ceilings", .meta = "FILE", .type = FLAG_TEXT,                 \
+        .off = offsetof(T, f), .help = text                                    \
+    }
 #define FLAG_OUT(T, f)                                                         \
-    {.name = "out", .meta = "DIR", .type = FLAG_TEXT, .off = offsetof(T, f),   \
-     .def_doc = "results/runs/<host>-<UTC stamp>",                             \
-     .help = "results folder: a new or empty one"}
+    {                                                                          \
+        .name = "out", .meta = "DIR", .type = FLAG_TEXT,                       \
+        .off = offsetof(T, f), .def_doc = "results/runs/<host>-<UTC stamp>",   \
+        .help = "results folder: a new or empty one"                           \
+    }
 #define FLAG_JSON(T, f, text)                                                  \
-    {.name = "json", .type = FLAG_SWITCH, .off = offsetof(T, f), .help = text}
+    {                                                                          \
+        .name = "json", .type = FLAG_SWITCH, .off = offsetof(T, f),            \
+        .help = text                                                           \
+    }
 #define FLAG_PROFILES(T, f)                                                    \
-    {.name = "profiles", .meta = "DIR", .type = FLAG_TEXT,                     \
-     .off = offsetof(T, f),                                                    \
-     .def_doc = "$ROOFBENCH_PROFILES or the source tree's profiles/",          \
-     .help = "where profiles are read"}
+    {                                                                          \
+        .name = "profiles", .meta = "DIR", .type = FLAG_TEXT,                  \
+        .off = offsetof(T, f),                                                 \
+        .def_doc = "$ROOFBENCH_PROFILES or the source tree's profiles/",       \
+        .help = "where profiles are read"                                      \
+    }
 
 /* Whether the flag called name was given. */
 int flags_given(const flag_table *t, const flag_seen *seen, const char *name);

@@ -1,7 +1,7 @@
 /* roofbench: measured rooflines for hand-written kernels. */
 #include <errno.h>
-#include <stddef.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,8 +91,8 @@ static int dispatch(int argc, char **argv)
     if (c->flags) {
         if (c->opts_size > sizeof(opts))
             return 2;
-        const int start = flags_start(c->flags, argc - 1, argv + 1, &opts,
-                                      &seen, &e);
+        const int start =
+            flags_start(c->flags, argc - 1, argv + 1, &opts, &seen, &e);
         if (start >= 0) {
             if (start)
                 print_error(e.msg);
@@ -103,9 +103,7 @@ static int dispatch(int argc, char **argv)
      * is set before anything runs. */
     rb_machine m;
     const int status =
-        machine_open(&m, &e) == RB_OK
-            ? c->main(&m, &opts, &seen, &e)
-            : 2;
+        machine_open(&m, &e) == RB_OK ? c->main(&m, &opts, &seen, &e) : 2;
     if (status != 0 && e.msg[0])
         print_error(e.msg);
     machine_close(&m);

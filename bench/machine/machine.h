@@ -13,10 +13,10 @@
 typedef struct {
     hwloc_topology_t topo;
     host_cpu cpu;
-    unsigned isa;     /* host_isa_mask(&cpu): what CPUID and the OS allow */
-    int ncores;       /* usable cores                                     */
-    char host[64];    /* host_name()                                      */
-    char pus[128];    /* the usable PUs, "0-1"                            */
+    unsigned isa;  /* host_isa_mask(&cpu): what CPUID and the OS allow */
+    int ncores;    /* usable cores                                     */
+    char host[64]; /* host_name()                                      */
+    char pus[128]; /* the usable PUs, "0-1"                            */
 } rb_machine;
 
 /* Loads the machine and tells the kernels what they may use (ISA, capped

@@ -26,14 +26,15 @@ int bw_kernel_streams(bw_kernel k)
     return k < BW_NKERNELS ? streams[k] : 0;
 }
 
-/* ---- bandwidth ------------------------------------------------------------ */
+/* ---- bandwidth ------------------------------------------------------------
+ */
 
 typedef struct {
     uint64_t reps;
     const rb_stream_variant *v;
     bw_kernel kernel;
-    size_t n;       /* elements per stream per thread at this point */
-    size_t cap;     /* elements allocated per stream per thread     */
+    size_t n;   /* elements per stream per thread at this point */
+    size_t cap; /* elements allocated per stream per thread     */
     double *buf[CEIL_MAX_THREADS][4];
     rb_region region[CEIL_MAX_THREADS];
     uint64_t sums[CEIL_MAX_THREADS][RB_STREAM_SUMS];
@@ -211,8 +212,8 @@ static size_t bw_points(const ceilings_plan *plan, double per_elem,
  * costs one pass over some points, not the curve. gbs[p] gets point p's
  * samples in GB/s. */
 static int bw_sweep(pool *team, int nt, const ceilings_plan *plan, bw_ctx *c,
-                    const size_t *elems, size_t np, double (*gbs)[CEIL_MAX_SAMPLES],
-                    rb_err *e)
+                    const size_t *elems, size_t np,
+                    double (*gbs)[CEIL_MAX_SAMPLES], rb_err *e)
 {
     const int per_pass = (plan->samples + CEIL_PASSES - 1) / CEIL_PASSES;
     const double per_elem = 8.0 * bw_kernel_streams(c->kernel) * nt;
@@ -266,9 +267,9 @@ static int bw_summarize(const ceilings_plan *plan, int nt, const size_t *elems,
     out->npoints = np;
     /* Steps below 12% are drift within a level; a sweep that ends within
      * a block of past_cache_bytes has reached it. */
-    out->nlevels = plateau_detect(bytes, best, np, 1.12,
-                                  plan->past_cache_bytes * 0.99, cache_levels,
-                                  cache_bytes, out->levels, CEIL_MAX_LEVELS);
+    out->nlevels =
+        plateau_detect(bytes, best, np, 1.12, plan->past_cache_bytes * 0.99,
+                       cache_levels, cache_bytes, out->levels, CEIL_MAX_LEVELS);
     return RB_OK;
 }
 

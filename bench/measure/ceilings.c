@@ -157,9 +157,8 @@ static int check_gemm(const ceilings_plan *plan, double mem_avail, rb_err *e)
 }
 
 void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
-                            double mem_avail, const int *threads,
-                            int nthreads, const rb_dtype *dtypes,
-                            int ndtypes)
+                            double mem_avail, const int *threads, int nthreads,
+                            const rb_dtype *dtypes, int ndtypes)
 {
     ceilings_plan_defaults(plan, 1, ncores, isa, 0.0, mem_avail);
     if (nthreads > CEIL_MAX_THREADS)
@@ -211,8 +210,8 @@ int ceilings_check_plan(const ceilings_plan *plan, unsigned isa,
                        "beside the %.3g GB of memory available (at most half "
                        "of it)",
                        plan->size_max, plan->size_max / 1e9, mem_avail / 1e9);
-    const double points = log(plan->size_max / plan->size_min) /
-                          log(plan->factor);
+    const double points =
+        log(plan->size_max / plan->size_min) / log(plan->factor);
     if (points + 1 > CEIL_MAX_POINTS)
         return rb_fail(e, RB_EINPUT,
                        "--factor %g: %.0f points in the sweep, more than %d",
@@ -323,9 +322,9 @@ static unsigned lanes_of(unsigned bits, rb_dtype dt)
  * acc_n = f + x^n (acc_0 - f), f = 1. */
 static double peak_error(const peak_ctx *c, int nt, unsigned vals)
 {
-    const long double xn = powl((long double)(c->dt == RB_F64 ? PEAK_X
-                                                              : (float)PEAK_X),
-                                (long double)c->reps);
+    const long double xn =
+        powl((long double)(c->dt == RB_F64 ? PEAK_X : (float)PEAK_X),
+             (long double)c->reps);
     double max_err = 0.0;
     for (int t = 0; t < nt; t++)
         for (unsigned i = 0; i < vals; i++) {
@@ -461,7 +460,8 @@ static int measure_gemm(hwloc_topology_t topo, int nt, rb_dtype dt,
     return rc;
 }
 
-/* ---- caches: reported against measured ------------------------------------ */
+/* ---- caches: reported against measured ------------------------------------
+ */
 
 /* The 1-thread read curve's levels, or NULL. */
 static const ceil_curve *one_thread_read(const ceilings_result *res)
@@ -527,7 +527,8 @@ static void compare_caches(hwloc_topology_t topo, ceilings_result *res)
                           &res->caches[res->ncaches++]);
 }
 
-/* ---- one team ------------------------------------------------------------- */
+/* ---- one team -------------------------------------------------------------
+ */
 
 static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
 {
@@ -537,8 +538,8 @@ static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
     progress_say("peak %s %-11s %d thread%s: %8.2f GFLOP/s, %5.2f FLOP/cycle "
                  "per core, %3.0f%% of %.2f theoretical",
                  rb_dtype_name(pk->dt), pk->v->name, pk->threads,
-                 rb_plural(pk->threads), pk->gflops, pk->fpc,
-                 100.0 * pk->ratio, pk->theoretical);
+                 rb_plural(pk->threads), pk->gflops, pk->fpc, 100.0 * pk->ratio,
+                 pk->theoretical);
     if (pk->gflops > t->peak[pk->dt]) {
         t->peak[pk->dt] = pk->gflops;
         t->variant[pk->dt] = pk->v->name;
@@ -572,8 +573,8 @@ static int team_peaks(pool *team, int nt, const ceilings_plan *plan,
                     round0[d][w] = pk;
                     continue;
                 }
-                ceil_peak keep = pk.gflops > round0[d][w].gflops ? pk
-                                                                 : round0[d][w];
+                ceil_peak keep =
+                    pk.gflops > round0[d][w].gflops ? pk : round0[d][w];
                 const ceil_peak *first = &round0[d][w];
                 memcpy(keep.samples, first->samples,
                        (size_t)first->nsamples * sizeof(double));
@@ -589,9 +590,10 @@ static int team_peaks(pool *team, int nt, const ceilings_plan *plan,
 static void say_curve(const ceil_curve *cv)
 {
     char line[400];
-    int used = snprintf(line, sizeof(line), "bandwidth %-5s %d thread%s:",
-                        bw_kernel_name(cv->kernel), cv->threads,
-                        rb_plural(cv->threads));
+    int used =
+        snprintf(line, sizeof(line),
+                 "bandwidth %-5s %d thread%s:", bw_kernel_name(cv->kernel),
+                 cv->threads, rb_plural(cv->threads));
     for (size_t i = 0; i < cv->nlevels && used < (int)sizeof(line); i++)
         used += snprintf(line + used, sizeof(line) - (size_t)used,
                          " %s %.1f GB/s (to %.0f KiB)", cv->levels[i].name,
@@ -599,10 +601,9 @@ static void say_curve(const ceil_curve *cv)
     progress_say("%s", line);
 }
 
-static int team_curves(hwloc_topology_t topo, pool *team,
-                       const pin_plan *pins, const ceilings_plan *plan,
-                       unsigned isa, ceilings_result *res, ceil_team *t,
-                       rb_err *e)
+static int team_curves(hwloc_topology_t topo, pool *team, const pin_plan *pins,
+                       const ceilings_plan *plan, unsigned isa,
+                       ceilings_result *res, ceil_team *t, rb_err *e)
 {
     double cache_bytes[5];
     const size_t ncache = team_caches(topo, pins, cache_bytes);
@@ -610,9 +611,9 @@ static int team_curves(hwloc_topology_t topo, pool *team,
         if (!plan->bw_kernels[k] || interrupt_requested())
             continue;
         ceil_curve cv;
-        const int rc = ceilings_bw_curve(team, pins->nthreads, (bw_kernel)k,
-                                         plan, isa, ncache, cache_bytes, &cv,
-                                         e);
+        const int rc =
+            ceilings_bw_curve(team, pins->nthreads, (bw_kernel)k, plan, isa,
+                              ncache, cache_bytes, &cv, e);
         if (rc || cv.npoints == 0) {
             free(cv.points);
             return rc;
@@ -627,17 +628,16 @@ static int team_curves(hwloc_topology_t topo, pool *team,
     return RB_OK;
 }
 
-static int team_gemms(hwloc_topology_t topo, int nt,
-                      const ceilings_plan *plan, ceilings_result *res,
-                      ceil_team *t, rb_err *e)
+static int team_gemms(hwloc_topology_t topo, int nt, const ceilings_plan *plan,
+                      ceilings_result *res, ceil_team *t, rb_err *e)
 {
     for (int d = 0; plan->gemm_n > 0 && d < plan->ndtypes; d++) {
         if (interrupt_requested())
             return RB_OK;
         ceil_gemm g;
         int done = 0;
-        const int rc = measure_gemm(topo, nt, plan->dtypes[d], plan, &g,
-                                    &done, e);
+        const int rc =
+            measure_gemm(topo, nt, plan->dtypes[d], plan, &g, &done, e);
         if (rc || !done)
             return rc;
         interrupt_lock();

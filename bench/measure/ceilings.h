@@ -53,25 +53,25 @@ typedef struct {
     int ndtypes;
     unsigned widths[CEIL_MAX_WIDTHS]; /* bits: 64, 128, 256, 512          */
     int nwidths;
-    int bw_kernels[BW_NKERNELS];      /* which bandwidth kernels to sweep  */
-    unsigned bw_width;                /* vector width of the sweep         */
-    double size_min, size_max;        /* working set, all threads, bytes   */
-    double past_cache_bytes;          /* a working set past every cache:
-                                         max(1 GiB, 4x the caches hwloc
-                                         reports); DRAM is named only when
-                                         the sweep reaches it              */
-    double factor;                    /* geometric step of the sweep       */
-    double bw_target_bytes;           /* traffic per sample, about         */
-    double min_time;                  /* seconds per peak/clock sample     */
+    int bw_kernels[BW_NKERNELS]; /* which bandwidth kernels to sweep  */
+    unsigned bw_width;           /* vector width of the sweep         */
+    double size_min, size_max;   /* working set, all threads, bytes   */
+    double past_cache_bytes;     /* a working set past every cache:
+                                    max(1 GiB, 4x the caches hwloc
+                                    reports); DRAM is named only when
+                                    the sweep reaches it              */
+    double factor;               /* geometric step of the sweep       */
+    double bw_target_bytes;      /* traffic per sample, about         */
+    double min_time;             /* seconds per peak/clock sample     */
     int samples;
-    size_t gemm_n;                    /* 0: no GEMM roof                   */
+    size_t gemm_n; /* 0: no GEMM roof                   */
 } ceilings_plan;
 
 /* ---- the result --------------------------------------------------------- */
 
 typedef struct {
     int threads;
-    double ghz, ghz_median;         /* best and median sample           */
+    double ghz, ghz_median; /* best and median sample           */
     double samples[CEIL_MAX_SAMPLES];
     int nsamples;
 } ceil_clock;
@@ -81,21 +81,21 @@ typedef struct {
     const rb_peak_variant *v;
     int threads;
     unsigned lanes;
-    double gflops, gflops_median;   /* of the better of the rounds      */
-    double fpc;                     /* FLOPs per cycle per core         */
-    double theoretical, ratio;      /* GFLOP/s, and best / that         */
+    double gflops, gflops_median; /* of the better of the rounds      */
+    double fpc;                   /* FLOPs per cycle per core         */
+    double theoretical, ratio;    /* GFLOP/s, and best / that         */
     int pipes, pipes_known;
     const char *pipes_source;
-    uint64_t iterations;            /* per sample, of the better round  */
+    uint64_t iterations;              /* per sample, of the better round  */
     double samples[CEIL_MAX_SAMPLES]; /* every round's                  */
     int nsamples, rounds;
-    double max_err;                 /* against the closed form          */
+    double max_err; /* against the closed form          */
 } ceil_peak;
 
 typedef struct {
-    double bytes;                   /* working set, all threads         */
-    double gbs, gbs_best;           /* median and best sample           */
-    double passes;                  /* over the working set per sample  */
+    double bytes;         /* working set, all threads         */
+    double gbs, gbs_best; /* median and best sample           */
+    double passes;        /* over the working set per sample  */
     double samples[CEIL_MAX_SAMPLES];
     int nsamples;
 } ceil_point;
@@ -119,14 +119,14 @@ typedef struct {
     char corename[32];
     double samples[CEIL_MAX_SAMPLES]; /* GFLOP/s                        */
     int nsamples;
-    double max_err;                 /* verification against the reference */
+    double max_err; /* verification against the reference */
 } ceil_gemm;
 
 typedef struct {
     char level[8];
     double reported_bytes, per_core;
     int count;
-    double last, next;              /* the plateau's end; 0: none found */
+    double last, next; /* the plateau's end; 0: none found */
     int plausible;
     char note[256];
 } ceil_cache;
@@ -136,18 +136,20 @@ typedef struct {
 typedef struct {
     int threads;
     double ghz;
-    double peak[RB_NDTYPES];        /* 0: not measured                  */
+    double peak[RB_NDTYPES]; /* 0: not measured                  */
     const char *variant[RB_NDTYPES];
-    double gemm[RB_NDTYPES];        /* 0: not measured                  */
-    int read;                       /* index of its read curve, or -1   */
+    double gemm[RB_NDTYPES]; /* 0: not measured                  */
+    int read;                /* index of its read curve, or -1   */
 } ceil_team;
 
-enum { CEIL_MAX_PEAKS = CEIL_MAX_THREADS * RB_NDTYPES * CEIL_MAX_WIDTHS,
-       CEIL_MAX_CURVES = CEIL_MAX_THREADS * BW_NKERNELS };
+enum {
+    CEIL_MAX_PEAKS = CEIL_MAX_THREADS * RB_NDTYPES * CEIL_MAX_WIDTHS,
+    CEIL_MAX_CURVES = CEIL_MAX_THREADS * BW_NKERNELS
+};
 
 typedef struct {
     ceilings_plan plan;
-    double os_mhz;                  /* 0: the OS reports none           */
+    double os_mhz; /* 0: the OS reports none           */
     const char *os_source;
     ceil_clock clocks[CEIL_MAX_THREADS];
     int nclocks;
@@ -161,8 +163,8 @@ typedef struct {
     int ncaches;
     ceil_team teams[CEIL_MAX_THREADS];
     int nteams;
-    int interrupted;                /* stopped by a signal: what is here
-                                       finished, the rest is missing     */
+    int interrupted; /* stopped by a signal: what is here
+                        finished, the rest is missing     */
 } ceilings_result;
 
 /* The best variant for a width that an ISA mask allows (FMA before
@@ -173,8 +175,7 @@ const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits);
 /* FMA instructions of a width the core can start per cycle, from a table
  * of microarchitectures; 0 when the CPU is not in the table. *source names
  * the table row. */
-int ceilings_fma_pipes(const host_cpu *cpu, unsigned bits,
-                       const char **source);
+int ceilings_fma_pipes(const host_cpu *cpu, unsigned bits, const char **source);
 
 /* Theoretical peak: threads x GHz x lanes x 2 x pipes, in GFLOP/s. */
 double ceilings_theoretical_gflops(int threads, double ghz, unsigned lanes,
@@ -188,9 +189,8 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
  * no ceilings file is given: clock, peak at the widest vector width for
  * the dtypes, and the read sweep (4 KiB to 1 GiB) for the thread counts. */
 void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
-                            double mem_avail, const int *threads,
-                            int nthreads, const rb_dtype *dtypes,
-                            int ndtypes);
+                            double mem_avail, const int *threads, int nthreads,
+                            const rb_dtype *dtypes, int ndtypes);
 
 /* Checks a plan against this machine before anything runs: something to
  * measure, widths the CPU has, sizes that fit. */

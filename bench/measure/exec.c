@@ -175,9 +175,8 @@ static int team_end(exec_env *x, int rc, rb_err *e)
     return rc;
 }
 
-static const executor team_executor = {team_begin,   team_time,
-                                       team_parts,   team_binding,
-                                       team_count,   team_end};
+static const executor team_executor = {team_begin,   team_time,  team_parts,
+                                       team_binding, team_count, team_end};
 
 /* ---- a library with its own threads ------------------------------------- */
 
@@ -212,8 +211,8 @@ static void library_binding(const exec_env *x, char *buf, size_t len)
     pin_self_string(x->topo, buf, len);
 }
 
-static int library_count(exec_env *x, long long (*sums)[COUNTERS_MAX],
-                         int *rcs, rb_err *errs, char *note, size_t notelen)
+static int library_count(exec_env *x, long long (*sums)[COUNTERS_MAX], int *rcs,
+                         rb_err *errs, char *note, size_t notelen)
 {
     exec_ctx *t = x->ctx;
     t->ctr_sum = sums;
@@ -221,8 +220,9 @@ static int library_count(exec_env *x, long long (*sums)[COUNTERS_MAX],
     t->ctr_err = errs;
     counted_calls(t, 0, 1);
     if (x->pins->nthreads > 1)
-        snprintf(note, notelen, "counts the calling thread only: PAPI does "
-                                "not see OpenBLAS's own threads");
+        snprintf(note, notelen,
+                 "counts the calling thread only: PAPI does "
+                 "not see OpenBLAS's own threads");
     return 1;
 }
 
@@ -238,9 +238,9 @@ static int library_end(exec_env *x, int rc, rb_err *e)
     return rc;
 }
 
-static const executor library_executor = {library_begin,   library_time,
-                                          library_parts,   library_binding,
-                                          library_count,   library_end};
+static const executor library_executor = {library_begin, library_time,
+                                          library_parts, library_binding,
+                                          library_count, library_end};
 
 const executor *exec_for(const rb_kernel *k)
 {

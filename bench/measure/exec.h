@@ -23,7 +23,7 @@ typedef struct {
     uint64_t seed;
     void *a, *b, *c;
     const rb_kernel *kernel;
-    uint64_t reps;                   /* calls per timed sample            */
+    uint64_t reps; /* calls per timed sample            */
     /* team kernels: one rb_team per member, their barrier, workspace */
     rb_team *teams;
     pthread_barrier_t barrier;

@@ -68,8 +68,7 @@ static void share(size_t total, int t, int nt, size_t align, size_t *lo,
                   size_t *hi)
 {
     *lo = (size_t)((unsigned __int128)total * (unsigned)t / (unsigned)nt);
-    *hi = (size_t)((unsigned __int128)total * (unsigned)(t + 1) /
-                   (unsigned)nt);
+    *hi = (size_t)((unsigned __int128)total * (unsigned)(t + 1) / (unsigned)nt);
     *lo -= *lo % align;
     if (t + 1 < nt)
         *hi -= *hi % align;
@@ -142,9 +141,8 @@ int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
         const rb_shape s = plan->shape[k->op];
         char shape[128];
         snprintf(shape, sizeof(shape), "shape %zu,%zu,%zu", s.n, s.p, s.m);
-        const char *src = plan->shape_source[k->op][0]
-                              ? plan->shape_source[k->op]
-                              : shape;
+        const char *src =
+            plan->shape_source[k->op][0] ? plan->shape_source[k->op] : shape;
         for (int d = 0; d < plan->ndtypes; d++) {
             const rb_dtype dt = plan->dtypes[d];
             rb_counts cnt;
@@ -226,10 +224,10 @@ static int reference_rows(rb_op op, rb_shape s, size_t verify_rows,
     if (!r->rows || !r->val || !r->absval)
         return -1;
     for (size_t i = 0; i < r->nrows; i++)
-        r->rows[i] = r->nrows == all || r->nrows == 1
-                         ? i
-                         : (size_t)((unsigned __int128)i * (all - 1) /
-                                    (r->nrows - 1));
+        r->rows[i] =
+            r->nrows == all || r->nrows == 1
+                ? i
+                : (size_t)((unsigned __int128)i * (all - 1) / (r->nrows - 1));
     return 0;
 }
 
@@ -249,8 +247,7 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
         free(a);
         free(b);
         reference_free(r);
-        return rb_fail(e, RB_EINPUT,
-                       "out of memory for the reference of %s %s",
+        return rb_fail(e, RB_EINPUT, "out of memory for the reference of %s %s",
                        rb_op_name(op), rb_dtype_name(dt));
     }
     progress_note("the reference of %s %s (%zu of %zu output rows)",
@@ -346,8 +343,8 @@ static size_t out_ld(const exec_ctx *t)
 
 /* The outputs against the reference: each kept row, or dot's partial sums
  * added up. */
-static void verify(const exec_env *x, const executor *ex,
-                   const reference *ref, ref_result *res)
+static void verify(const exec_env *x, const executor *ex, const reference *ref,
+                   ref_result *res)
 {
     const exec_ctx *t = x->ctx;
     const double tol = ref_tolerance(t->dt, t->s.p);
@@ -356,8 +353,8 @@ static void verify(const exec_env *x, const executor *ex,
         for (int i = 0; i < ex->parts(x); i++) {
             const char *slot =
                 (const char *)t->c + (size_t)i * EXEC_PARTIAL_STRIDE;
-            sum += t->dt == RB_F32 ? *(const float *)slot
-                                   : *(const double *)slot;
+            sum +=
+                t->dt == RB_F32 ? *(const float *)slot : *(const double *)slot;
         }
         const double total = (double)sum;
         ref_check(RB_F64, 1, 1, &total, 1, ref->val, ref->absval, tol, res);
@@ -371,11 +368,10 @@ static void verify(const exec_env *x, const executor *ex,
     ref_result worst = {0.0, tol, 0, 0, 1};
     for (size_t i = 0; i < ref->nrows; i++) {
         ref_result one;
-        const char *row = (const char *)t->c +
-                          ref->rows[i] * out_ld(t) * t->elsize;
-        ref_check(t->dt, 1, ref->cols, row, out_ld(t),
-                  ref->val + i * ref->cols, ref->absval + i * ref->cols, tol,
-                  &one);
+        const char *row =
+            (const char *)t->c + ref->rows[i] * out_ld(t) * t->elsize;
+        ref_check(t->dt, 1, ref->cols, row, out_ld(t), ref->val + i * ref->cols,
+                  ref->absval + i * ref->cols, tol, &one);
         if (!one.passed || one.max_err > worst.max_err) {
             worst.max_err = one.max_err;
             worst.worst_row = ref->rows[i];
@@ -566,16 +562,14 @@ void harness_result_free(harness_result *res)
 /* The three operands in one region (region.h): page-aligned, and, when
  * together they fit in 1 MiB, free of L1 utag aliasing among themselves
  * whatever addresses the process gets. */
-static int map_operands(exec_ctx *ctx, int nthreads, rb_region *reg,
-                        rb_err *e)
+static int map_operands(exec_ctx *ctx, int nthreads, rb_region *reg, rb_err *e)
 {
     uint64_t el[3];
     rb_operand_elems(ctx->op, ctx->s, el);
     const size_t bytes[3] = {
         (size_t)(el[0] * ctx->elsize), (size_t)(el[1] * ctx->elsize),
-        (size_t)(ctx->op == RB_OP_DOT
-                     ? (uint64_t)nthreads * EXEC_PARTIAL_STRIDE
-                     : el[2] * ctx->elsize)};
+        (size_t)(ctx->op == RB_OP_DOT ? (uint64_t)nthreads * EXEC_PARTIAL_STRIDE
+                                      : el[2] * ctx->elsize)};
     char what[96];
     snprintf(what, sizeof(what), "the operands of %s %s", rb_op_name(ctx->op),
              rb_dtype_name(ctx->dt));
@@ -594,8 +588,11 @@ static int run_team(hwloc_topology_t topo, const harness_plan *plan, rb_op op,
                     harness_result *res, harness_row_cb cb, void *cbctx,
                     rb_err *e)
 {
-    exec_ctx ctx = {.op = op, .s = plan->shape[op], .dt = dt,
-                    .elsize = rb_dtype_size(dt), .seed = plan->seed};
+    exec_ctx ctx = {.op = op,
+                    .s = plan->shape[op],
+                    .dt = dt,
+                    .elsize = rb_dtype_size(dt),
+                    .seed = plan->seed};
     rb_region operands = {0};
     pin_plan pins;
     pool *team;
@@ -636,14 +633,12 @@ int harness_run(hwloc_topology_t topo, const harness_plan *plan,
         for (size_t i = 0; i < plan->nkernels && !first; i++)
             if (plan->kernels[i]->op == (rb_op)op)
                 first = plan->kernels[i];
-        for (int d = 0; first && d < plan->ndtypes && !rc &&
-                        !interrupt_requested();
-             d++) {
+        for (int d = 0;
+             first && d < plan->ndtypes && !rc && !interrupt_requested(); d++) {
             reference ref;
             rc = reference_make(first, plan->shape[op], plan->dtypes[d],
                                 plan->seed, plan->verify_rows, &ref, e);
-            for (int t = 0; !rc && t < plan->nthreads &&
-                            !interrupt_requested();
+            for (int t = 0; !rc && t < plan->nthreads && !interrupt_requested();
                  t++)
                 rc = run_team(topo, plan, (rb_op)op, plan->dtypes[d],
                               plan->threads[t], &ref, res, cb, ctx, e);

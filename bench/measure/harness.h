@@ -43,13 +43,13 @@ typedef struct {
     rb_dtype dtype;
     rb_shape shape;
     int threads;
-    int library_threads;             /* threads the library was given; 0 */
-    char binding[1024];              /* PUs per thread, ';' between them  */
+    int library_threads; /* threads the library was given; 0 */
+    char binding[1024];  /* PUs per thread, ';' between them  */
     rb_counts counts;
-    uint64_t reps;                   /* calls per sample                  */
+    uint64_t reps; /* calls per sample                  */
     int nsamples;
-    double *samples;                 /* seconds per call, one per sample  */
-    stats_summary time;              /* of samples                        */
+    double *samples;    /* seconds per call, one per sample  */
+    stats_summary time; /* of samples                        */
     ref_result check_before, check_after;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
@@ -57,7 +57,7 @@ typedef struct {
     int counted;
     uint64_t counted_reps;
     long long ctr_counts[COUNTERS_MAX];
-    char counted_note[256];          /* a failed self-check or a limit    */
+    char counted_note[256]; /* a failed self-check or a limit    */
 } harness_row;
 
 /* Called after each finished row has joined the result, under
@@ -67,7 +67,7 @@ typedef void (*harness_row_cb)(const harness_row *row, void *ctx);
 typedef struct {
     harness_row *rows;
     size_t nrows, cap;
-    int interrupted;                 /* stopped by a signal               */
+    int interrupted; /* stopped by a signal               */
 } harness_result;
 
 /* Checks, before anything is allocated, that every problem's counts fit in

@@ -98,7 +98,8 @@ void orders_summarize(const orders_size *z, orders_summary *o)
     }
 }
 
-/* ---- timing ---------------------------------------------------------------- */
+/* ---- timing ----------------------------------------------------------------
+ */
 
 typedef struct {
     orders_size *z;
@@ -151,7 +152,8 @@ static int time_forms(hwloc_topology_t topo, const orders_plan *plan,
     return RB_OK;
 }
 
-/* ---- traffic --------------------------------------------------------------- */
+/* ---- traffic ---------------------------------------------------------------
+ */
 
 /* cachegrind: the set-up alone, then each form; the difference is the
  * form's own traffic. A child that dies of the same Ctrl-C as this process

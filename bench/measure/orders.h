@@ -17,33 +17,33 @@ enum { ORDERS_MODEL = 1, ORDERS_COUNTERS = 2, ORDERS_CACHEGRIND = 4 };
 enum { ORDERS_MAX_FORMS = 8, ORDERS_MAX_SIZES = 32 };
 
 typedef struct {
-    harness_plan timing;        /* kernels, threads, min time, samples,
-                                   seed; dtype and shape set per size     */
-    int sources;                /* ORDERS_* bits                          */
+    harness_plan timing; /* kernels, threads, min time, samples,
+                            seed; dtype and shape set per size     */
+    int sources;         /* ORDERS_* bits                          */
     sim_geometry geom;
-    counters_events ev;         /* with ORDERS_COUNTERS                   */
+    counters_events ev; /* with ORDERS_COUNTERS                   */
     counters_status cst;
-    char valgrind[512];         /* with ORDERS_CACHEGRIND                 */
+    char valgrind[512]; /* with ORDERS_CACHEGRIND                 */
     char exe[4096];
-    char workdir[4200];         /* where cachegrind writes (and removes)  */
+    char workdir[4200]; /* where cachegrind writes (and removes)  */
     rb_dtype dtypes[RB_NDTYPES];
     int ndtypes;
     rb_shape sizes[ORDERS_MAX_SIZES];
     int nsizes;
-    int sweep;                  /* sizes from --sweep                     */
+    int sweep; /* sizes from --sweep                     */
 } orders_plan;
 
 typedef struct {
     const rb_kernel *k;
     double flops, t_min, t_med, gflops;
     int have_model;
-    double model_l1, model_ll;  /* bytes                                  */
+    double model_l1, model_ll; /* bytes                                  */
     int have_sim;
     sim_counts sim;
     double sim_l1, sim_ll;
     int have_ctr;
-    double ctr[COUNTERS_MAX];   /* per call                               */
-    char ctr_flag[256];         /* a failed self-check or a limit         */
+    double ctr[COUNTERS_MAX]; /* per call                               */
+    char ctr_flag[256];       /* a failed self-check or a limit         */
 } orders_form;
 
 typedef struct {
@@ -51,9 +51,9 @@ typedef struct {
     rb_shape s;
     orders_form forms[ORDERS_MAX_FORMS];
     int nforms;
-    int complete;               /* every form timed and every source read */
-    rb_blocking blk;            /* the blocks the model used              */
-    char simulated_path[256];   /* what the cachegrind child ran          */
+    int complete;             /* every form timed and every source read */
+    rb_blocking blk;          /* the blocks the model used              */
+    char simulated_path[256]; /* what the cachegrind child ran          */
 } orders_size;
 
 typedef struct {
@@ -93,9 +93,9 @@ double orders_counter(const orders_form *f, const counters_events *ev,
  * figure. */
 typedef struct {
     int use_sim, ibest, iworst;
-    double least, worst;        /* last-level bytes of the two            */
+    double least, worst; /* last-level bytes of the two            */
     double least_model, least_sim;
-    double agree_ll, agree_l1;  /* 0 when not both sources ran            */
+    double agree_ll, agree_l1; /* 0 when not both sources ran            */
 } orders_summary;
 
 void orders_summarize(const orders_size *z, orders_summary *out);

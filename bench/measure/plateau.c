@@ -44,15 +44,13 @@ static double smooth(const double *gbs, size_t n, double *y)
         d[i - 1] = fabs(y[i] - y[i - 1]);
     const double sigma =
         n > 2 ? 1.4826 * stats_median(d, n - 1) / sqrt(2.0) : 0.05;
-    return fmax(8.0 * sigma * sigma * log((double)n + 1.0),
-                4.0 * 0.05 * 0.05);
+    return fmax(8.0 * sigma * sigma * log((double)n + 1.0), 4.0 * 0.05 * 0.05);
 }
 
 /* Least squares segmentation of y by dynamic programming: best[j] is the
  * least cost of segmenting points [0, j), cut[j] where the last segment
  * of that segmentation starts. The segments go to seg, in order. */
-static size_t segment(const double *y, size_t n, double penalty,
-                      plateau *seg)
+static size_t segment(const double *y, size_t n, double penalty, plateau *seg)
 {
     double s1[MAX_POINTS + 1], s2[MAX_POINTS + 1], best[MAX_POINTS + 1];
     size_t cut[MAX_POINTS + 1];

@@ -46,9 +46,9 @@ static int number(reader *rd, const json_t *v, const char *field, int range,
                        v ? "not a number" : "missing");
     const double x = json_number_value(v);
     if (!(x >= ranges[range].lo && x <= ranges[range].hi))
-        return rb_fail(rd->e, RB_EINPUT,
-                       "%s: %s = %g: not %s (%g to %g)", rd->what, field, x,
-                       ranges[range].what, ranges[range].lo, ranges[range].hi);
+        return rb_fail(rd->e, RB_EINPUT, "%s: %s = %g: not %s (%g to %g)",
+                       rd->what, field, x, ranges[range].what, ranges[range].lo,
+                       ranges[range].hi);
     *out = x;
     return RB_OK;
 }
@@ -112,16 +112,16 @@ static int read_team(reader *rd, const json_t *team, int ti, roof_team *t)
     if (!json_is_integer(th) || json_integer_value(th) < 1 ||
         json_integer_value(th) > 4096)
         return rb_fail(rd->e, RB_EINPUT,
-                       "%s: roofline[%d].threads: not a thread count",
-                       rd->what, ti);
+                       "%s: roofline[%d].threads: not a thread count", rd->what,
+                       ti);
     t->threads = (int)json_integer_value(th);
     const json_t *peak = json_object_get(team, "peak_gflops");
     for (int d = 0; d < RB_NDTYPES; d++) {
         snprintf(field, sizeof(field), "roofline[%d].peak_gflops.%s", ti,
                  rb_dtype_name((rb_dtype)d));
-        const int rc = number(rd, json_object_get(peak, rb_dtype_name(
-                                                            (rb_dtype)d)),
-                              field, R_GFLOPS, 0, &t->peak_gflops[d]);
+        const int rc =
+            number(rd, json_object_get(peak, rb_dtype_name((rb_dtype)d)), field,
+                   R_GFLOPS, 0, &t->peak_gflops[d]);
         if (rc)
             return rc;
     }
@@ -148,24 +148,23 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     const json_t *ver = json_object_get(doc, "schema_version");
     if (!schema || strcmp(schema, "roofbench.ceilings") != 0)
-        return rb_fail(e, RB_EINPUT,
-                       "%s: not a roofbench ceilings file (schema %s)", what,
-                       schema && text_is_name(schema, 40, ".") ? schema
-                                                               : "missing");
+        return rb_fail(
+            e, RB_EINPUT, "%s: not a roofbench ceilings file (schema %s)", what,
+            schema && text_is_name(schema, 40, ".") ? schema : "missing");
     if (!json_is_integer(ver) ||
         json_integer_value(ver) != CEILINGS_SCHEMA_VERSION)
         return rb_fail(e, RB_EINPUT,
                        "%s: schema version %lld, this roofbench reads version "
                        "%d",
-                       what, json_is_integer(ver) ? json_integer_value(ver) : -1,
+                       what,
+                       json_is_integer(ver) ? json_integer_value(ver) : -1,
                        CEILINGS_SCHEMA_VERSION);
     const char *status = json_string_value(json_object_get(doc, "status"));
     if (status && strcmp(status, "complete") != 0)
         return rb_fail(e, RB_EINPUT,
                        "%s: the measurement did not complete (status %s): "
                        "measure the ceilings again",
-                       what,
-                       text_is_name(status, 20, "") ? status : "unknown");
+                       what, text_is_name(status, 20, "") ? status : "unknown");
     const char *host = json_string_value(
         json_object_get(json_object_get(doc, "context"), "host"));
     snprintf(r->host, sizeof(r->host), "%s", host ? host : "");
@@ -190,8 +189,8 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
     return RB_OK;
 }
 
-int roofline_load(const char *path, const char *host, roofline *r,
-                  json_t **doc, rb_err *e)
+int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
+                  rb_err *e)
 {
     char shown[512];
     text_escape(path, shown, sizeof(shown));
@@ -269,9 +268,9 @@ static roof_level level_of(const roof_team *t, double ws)
     return lv;
 }
 
-int roofline_bound(const roofline *r, int threads, rb_dtype dt,
-                   uint64_t flops, uint64_t bytes, double measured_gflops,
-                   roof_bound *out, char *why, size_t whylen)
+int roofline_bound(const roofline *r, int threads, rb_dtype dt, uint64_t flops,
+                   uint64_t bytes, double measured_gflops, roof_bound *out,
+                   char *why, size_t whylen)
 {
     const roof_team *t = NULL;
     char have[128] = "";
@@ -304,8 +303,7 @@ int roofline_bound(const roofline *r, int threads, rb_dtype dt,
     out->level = lv;
     out->peak_gflops = t->peak_gflops[dt];
     out->compute_bound = t->peak_gflops[dt] <= mem_roof;
-    out->attainable_gflops = out->compute_bound ? t->peak_gflops[dt]
-                                                : mem_roof;
+    out->attainable_gflops = out->compute_bound ? t->peak_gflops[dt] : mem_roof;
     out->fraction = measured_gflops / out->attainable_gflops;
     return 0;
 }
@@ -336,7 +334,7 @@ int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
     for (int d = 0; d < RB_NDTYPES; d++)
         p->peak[pdtype_of((rb_dtype)d)] = t->peak_gflops[d] * 1e9;
     p->headline = p->peak[pdtype_of(RB_F64)] > 0.0 ? pdtype_of(RB_F64)
-                                                    : pdtype_of(RB_F32);
+                                                   : pdtype_of(RB_F32);
     if (p->peak[p->headline] <= 0.0)
         return rb_fail(e, RB_EINPUT,
                        "the host ceilings hold no fp32 or fp64 peak");

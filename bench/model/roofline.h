@@ -56,25 +56,25 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
 /* Loads a ceilings.json given with --ceilings: it must be a file, parse,
  * be a ceilings document of this schema version, and come from host. The
  * document is returned too (for the results context). */
-int roofline_load(const char *path, const char *host, roofline *r,
-                  json_t **doc, rb_err *e);
+int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
+                  rb_err *e);
 
 typedef struct {
-    roof_level level;          /* where the working set falls; between two
-                                  plateaus "L3>DRAM" with the bandwidth the
-                                  curve shows at that size                 */
+    roof_level level; /* where the working set falls; between two
+                         plateaus "L3>DRAM" with the bandwidth the
+                         curve shows at that size                 */
     double peak_gflops;
-    double attainable_gflops;  /* min(peak, intensity x level bandwidth)  */
-    int compute_bound;         /* 1: the peak binds; 0: the level's roof  */
-    double fraction;           /* measured / attainable                   */
+    double attainable_gflops; /* min(peak, intensity x level bandwidth)  */
+    int compute_bound;        /* 1: the peak binds; 0: the level's roof  */
+    double fraction;          /* measured / attainable                   */
 } roof_bound;
 
 /* The bound of a point with the given counts on a team of threads. Returns
  * 0, or -1 with the reason in why ("no roofline for 2 threads (it has
  * 1)", no peak for the dtype, no level). */
-int roofline_bound(const roofline *r, int threads, rb_dtype dt,
-                   uint64_t flops, uint64_t bytes, double measured_gflops,
-                   roof_bound *out, char *why, size_t whylen);
+int roofline_bound(const roofline *r, int threads, rb_dtype dt, uint64_t flops,
+                   uint64_t bytes, double measured_gflops, roof_bound *out,
+                   char *why, size_t whylen);
 
 /* The measured host as a profile (id "host"): fp32 and fp64 peaks of the
  * largest team, its DRAM plateau as the memory bandwidth. Fails when the

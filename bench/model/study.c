@@ -60,15 +60,14 @@ static int add_target(study *s, const profile *p, pdtype dt, const char *link,
     return RB_OK;
 }
 
-int study_targets(study *s, const profile *profs, int nprofs,
-                  const pdtype *dts, int ndts, const char *link, rb_err *e)
+int study_targets(study *s, const profile *profs, int nprofs, const pdtype *dts,
+                  int ndts, const char *link, rb_err *e)
 {
     s->ntg = 0;
     for (int p = 0; p < nprofs; p++)
         for (int d = 0; d < (ndts ? ndts : 1); d++) {
-            const int rc = add_target(s, &profs[p],
-                                      ndts ? dts[d] : profs[p].headline, link,
-                                      e);
+            const int rc = add_target(
+                s, &profs[p], ndts ? dts[d] : profs[p].headline, link, e);
             if (rc)
                 return rc;
         }
@@ -136,8 +135,8 @@ static void sweep(study *s)
 {
     const study_spec *sp = &s->specs[0];
     s->nx = 0;
-    for (uint64_t x = s->sweep_a; x <= s->sweep_b && s->nx < STUDY_MAX_SWEEP - 1;
-         x *= 2) {
+    for (uint64_t x = s->sweep_a;
+         x <= s->sweep_b && s->nx < STUDY_MAX_SWEEP - 1; x *= 2) {
         s->xs[s->nx++] = x;
         if (x > UINT64_MAX / 2)
             break;

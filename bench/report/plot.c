@@ -26,8 +26,8 @@ static void remove_outputs(const char *dir, const char *const *patterns)
 }
 
 int plot_run(runfolder *f, const char *name, const char *script,
-             const char *const *outputs, int *made, char *why,
-             size_t whylen, rb_err *e)
+             const char *const *outputs, int *made, char *why, size_t whylen,
+             rb_err *e)
 {
     *made = 0;
     int rc = runfolder_write(f, name, script, strlen(script), e);

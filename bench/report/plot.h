@@ -22,7 +22,7 @@ extern const char rb_plot_orders_gp[];
  * it failed, after removing what it left of the charts (files matching
  * outputs, fnmatch patterns). */
 int plot_run(runfolder *f, const char *name, const char *script,
-             const char *const *outputs, int *made, char *why,
-             size_t whylen, rb_err *e);
+             const char *const *outputs, int *made, char *why, size_t whylen,
+             rb_err *e);
 
 #endif

@@ -9,7 +9,8 @@
 #include "plot.h"
 #include "roofline.h"
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------
+ */
 
 static json_t *samples_json(jdoc *d, const double *x, int n)
 {
@@ -24,8 +25,8 @@ static json_t *settings_json(jdoc *d, const ceilings_plan *p)
     json_t *widths = json_array();
     for (int w = 0; w < p->nwidths; w++)
         jd_push(d, widths, "widths", json_integer(p->widths[w]));
-    return jd_pack(d, "{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i}",
-                   "widths", widths, "size_min_bytes", jd_num(p->size_min),
+    return jd_pack(d, "{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i}", "widths",
+                   widths, "size_min_bytes", jd_num(p->size_min),
                    "size_max_bytes", jd_num(p->size_max), "factor",
                    jd_num(p->factor), "bytes_per_sample",
                    jd_num(p->bw_target_bytes), "min_time_s",
@@ -47,12 +48,10 @@ static json_t *clock_json(jdoc *d, const ceilings_result *res)
                         "each, on every thread at once; ghz is the best "
                         "sample"));
     }
-    return jd_pack(d, "{s:o, s:o, s:s}", "measured", measured,
-                   "os_reported_mhz",
-                   res->os_mhz > 0 ? jd_num(res->os_mhz)
-                                   : json_string("unknown"),
-                   "os_reported_source",
-                   res->os_source ? res->os_source : "none");
+    return jd_pack(
+        d, "{s:o, s:o, s:s}", "measured", measured, "os_reported_mhz",
+        res->os_mhz > 0 ? jd_num(res->os_mhz) : json_string("unknown"),
+        "os_reported_source", res->os_source ? res->os_source : "none");
 }
 
 static json_t *peak_json(jdoc *d, const ceil_peak *p)
@@ -67,10 +66,10 @@ static json_t *peak_json(jdoc *d, const ceil_peak *p)
         "gflops_median", jd_num(p->gflops_median), "flops_per_cycle_per_core",
         jd_num(p->fpc), "theoretical_gflops", jd_num(p->theoretical),
         "ratio_to_theoretical", jd_num(p->ratio), "fma_pipes", p->pipes,
-        "fma_pipes_source", p->pipes_source, "fma_pipes_known",
-        p->pipes_known, "iterations_per_sample", (json_int_t)p->iterations,
-        "samples_gflops", samples_json(d, p->samples, p->nsamples),
-        "max_abs_error", jd_num(p->max_err), "rounds", p->rounds);
+        "fma_pipes_source", p->pipes_source, "fma_pipes_known", p->pipes_known,
+        "iterations_per_sample", (json_int_t)p->iterations, "samples_gflops",
+        samples_json(d, p->samples, p->nsamples), "max_abs_error",
+        jd_num(p->max_err), "rounds", p->rounds);
 }
 
 static json_t *curve_json(jdoc *d, const ceil_curve *c)
@@ -119,14 +118,13 @@ static json_t *gemm_json(jdoc *d, const ceil_gemm *g)
 
 static json_t *cache_json(jdoc *d, const ceil_cache *c)
 {
-    return jd_pack(d, "{s:s, s:o, s:i, s:o, s:o, s:o, s:b, s:s}", "level",
-                   c->level, "reported_bytes", jd_num(c->reported_bytes),
-                   "reported_count", c->count, "reported_bytes_per_core",
-                   jd_num(c->per_core), "measured_last_bytes",
-                   c->last > 0 ? jd_num(c->last) : json_null(),
-                   "measured_next_bytes",
-                   c->next > 0 ? jd_num(c->next) : json_null(), "plausible",
-                   c->plausible, "note", c->note);
+    return jd_pack(
+        d, "{s:s, s:o, s:i, s:o, s:o, s:o, s:b, s:s}", "level", c->level,
+        "reported_bytes", jd_num(c->reported_bytes), "reported_count", c->count,
+        "reported_bytes_per_core", jd_num(c->per_core), "measured_last_bytes",
+        c->last > 0 ? jd_num(c->last) : json_null(), "measured_next_bytes",
+        c->next > 0 ? jd_num(c->next) : json_null(), "plausible", c->plausible,
+        "note", c->note);
 }
 
 /* A team's roofline: peaks, GEMM, the read curve's levels and the curve
@@ -135,8 +133,7 @@ static json_t *team_json(jdoc *d, const ceilings_result *res,
                          const ceil_team *t)
 {
     json_t *peak = json_object(), *variant = json_object(),
-           *gemm = json_object(), *levels = json_array(),
-           *curve = json_array();
+           *gemm = json_object(), *levels = json_array(), *curve = json_array();
     for (int k = 0; k < res->plan.ndtypes; k++) {
         const rb_dtype dt = res->plan.dtypes[k];
         if (t->peak[dt] > 0.0) {
@@ -169,9 +166,8 @@ char *report_ceilings_json(const ceilings_result *res, const json_t *context,
                            const char *status, rb_err *e)
 {
     jdoc d = {0};
-    json_t *peaks = json_array(), *curves = json_array(),
-           *gemms = json_array(), *caches = json_array(),
-           *roofs = json_array();
+    json_t *peaks = json_array(), *curves = json_array(), *gemms = json_array(),
+           *caches = json_array(), *roofs = json_array();
     for (int i = 0; i < res->npeaks; i++)
         jd_push(&d, peaks, "peak", peak_json(&d, &res->peaks[i]));
     for (int i = 0; i < res->ncurves; i++)
@@ -182,17 +178,18 @@ char *report_ceilings_json(const ceilings_result *res, const json_t *context,
         jd_push(&d, caches, "caches", cache_json(&d, &res->caches[i]));
     for (int i = 0; i < res->nteams; i++)
         jd_push(&d, roofs, "roofline", team_json(&d, res, &res->teams[i]));
-    json_t *doc = jd_pack(
-        &d, "{s:s, s:i, s:s, s:O, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "schema", "roofbench.ceilings", "schema_version",
-        CEILINGS_SCHEMA_VERSION, "status", status, "context", context,
-        "ceilings_settings", settings_json(&d, &res->plan), "clock",
-        clock_json(&d, res), "peak", peaks, "bandwidth", curves, "gemm", gemms,
-        "caches", caches, "roofline", roofs);
+    json_t *doc =
+        jd_pack(&d, "{s:s, s:i, s:s, s:O, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                "schema", "roofbench.ceilings", "schema_version",
+                CEILINGS_SCHEMA_VERSION, "status", status, "context", context,
+                "ceilings_settings", settings_json(&d, &res->plan), "clock",
+                clock_json(&d, res), "peak", peaks, "bandwidth", curves, "gemm",
+                gemms, "caches", caches, "roofline", roofs);
     return jd_text(&d, doc, "ceilings.json", 17, e);
 }
 
-/* ---- CSV ------------------------------------------------------------------- */
+/* ---- CSV -------------------------------------------------------------------
+ */
 
 char *report_ceilings_points_csv(const ceilings_result *res)
 {
@@ -234,7 +231,8 @@ char *report_ceilings_levels_csv(const ceilings_result *res)
     return sb_take(&c.sb);
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ------------------------------------------------------------------
+ */
 
 static void team_text(const ceilings_result *res, const ceil_team *t, FILE *f)
 {
@@ -285,7 +283,8 @@ void report_ceilings_text(const ceilings_result *res, FILE *f)
         fprintf(f, "clock the OS reports: unknown\n");
 }
 
-/* ---- the folder ------------------------------------------------------------- */
+/* ---- the folder -------------------------------------------------------------
+ */
 
 static int chart(runfolder *f, const ceilings_result *res, char *why,
                  size_t whylen, rb_err *e)
@@ -330,8 +329,8 @@ int report_ceilings_write(runfolder *f, const ceilings_result *res,
     if (!rc && (!points || !levels))
         rc = rb_fail(e, RB_EINPUT, "out of memory formatting the curves");
     if (!rc)
-        rc = runfolder_write(f, "ceilings.json", *json_text,
-                             strlen(*json_text), e);
+        rc = runfolder_write(f, "ceilings.json", *json_text, strlen(*json_text),
+                             e);
     if (!rc)
         rc = runfolder_write(f, "bandwidth.csv", points, strlen(points), e);
     if (!rc)

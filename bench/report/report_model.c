@@ -17,7 +17,8 @@ static char letter(int index)
     return (char)(index < 26 ? 'a' + index : 'A' + index - 26);
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------
+ */
 
 static json_t *eval_json(jdoc *d, const study_target *t, const model_eval *ev)
 {
@@ -37,12 +38,11 @@ static json_t *eval_json(jdoc *d, const study_target *t, const model_eval *ev)
 
 static json_t *target_json(jdoc *d, const study_target *t)
 {
-    json_t *o = jd_pack(d, "{s:s, s:o, s:s, s:o, s:o, s:o, s:i}", "profile",
-                        t->p->id, "name", jd_str(t->p->name), "dtype",
-                        pdtype_name(t->dt), "peak_flops", jd_num(t->t.peak),
-                        "mem_bw", jd_num(t->t.mem_bw), "ridge",
-                        jd_num(t->t.peak / t->t.mem_bw), "elem_bytes",
-                        (int)t->t.elem);
+    json_t *o = jd_pack(
+        d, "{s:s, s:o, s:s, s:o, s:o, s:o, s:i}", "profile", t->p->id, "name",
+        jd_str(t->p->name), "dtype", pdtype_name(t->dt), "peak_flops",
+        jd_num(t->t.peak), "mem_bw", jd_num(t->t.mem_bw), "ridge",
+        jd_num(t->t.peak / t->t.mem_bw), "elem_bytes", (int)t->t.elem);
     if (t->link)
         jd_set(d, o, "link",
                jd_pack(d, "{s:s, s:o, s:o, s:o, s:o}", "name", t->link->name,
@@ -70,9 +70,9 @@ static json_t *spec_json(jdoc *d, const study *s, const study_spec *sp)
         jd_push(d, reuse, "reuse", json_string(sp->reuse[o]));
     for (int i = 0; i < s->ntg; i++)
         jd_push(d, evs, "evaluations", eval_json(d, &s->tg[i], &sp->ev[i]));
-    json_t *js = jd_pack(d, "{s:s, s:o, s:o, s:o, s:o}", "spec", sp->es.text,
-                         "sizes", sizes, "dimensions", dims, "reuse", reuse,
-                         "evaluations", evs);
+    json_t *js =
+        jd_pack(d, "{s:s, s:o, s:o, s:o, s:o}", "spec", sp->es.text, "sizes",
+                sizes, "dimensions", dims, "reuse", reuse, "evaluations", evs);
     if (s->file)
         jd_set(d, js, "line", json_integer(sp->line));
     if (s->shard_dim >= 0 && !s->file) {
@@ -80,11 +80,10 @@ static json_t *spec_json(jdoc *d, const study *s, const study_spec *sp)
         for (int i = 0; i < s->ntg; i++)
             jd_push(d, th, "shard_thresholds",
                     jd_pack(d, "{s:s, s:s, s:o, s:o, s:o}", "profile",
-                            s->tg[i].p->id, "dtype",
-                            pdtype_name(s->tg[i].dt), "network",
-                            jd_num(finite_or(sp->shard[i].comms)), "memory",
-                            jd_num(finite_or(sp->shard[i].mem)), "both",
-                            jd_num(finite_or(sp->shard[i].both))));
+                            s->tg[i].p->id, "dtype", pdtype_name(s->tg[i].dt),
+                            "network", jd_num(finite_or(sp->shard[i].comms)),
+                            "memory", jd_num(finite_or(sp->shard[i].mem)),
+                            "both", jd_num(finite_or(sp->shard[i].both))));
         jd_set(d, js, "shard_thresholds", th);
         const char l[2] = {letter(s->shard_dim), '\0'};
         jd_set(d, js, "shard",
@@ -101,8 +100,7 @@ static json_t *total_json(jdoc *d, const study *s)
         const study_total *t = &s->total[i];
         const double att = t->t > 0.0 ? t->flops / t->t : 0.0;
         jd_push(d, jtot, "total",
-                jd_pack(d,
-                        "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i}",
+                jd_pack(d, "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i}",
                         "profile", s->tg[i].p->id, "dtype",
                         pdtype_name(s->tg[i].dt), "flops", jd_num(t->flops),
                         "bytes", jd_num(t->bytes), "comm_bytes",
@@ -150,9 +148,9 @@ char *report_model_json(const study *s, rb_err *e)
         jd_push(&d, targets, "targets", target_json(&d, &s->tg[i]));
     for (int k = 0; k < s->nspecs; k++)
         jd_push(&d, specs, "specs", spec_json(&d, s, &s->specs[k]));
-    json_t *doc = jd_pack(&d, "{s:s, s:i, s:o, s:o}", "schema",
-                          "roofbench.model", "schema_version", 1, "targets",
-                          targets, "specs", specs);
+    json_t *doc =
+        jd_pack(&d, "{s:s, s:i, s:o, s:o}", "schema", "roofbench.model",
+                "schema_version", 1, "targets", targets, "specs", specs);
     if (s->file)
         jd_set(&d, doc, "total", total_json(&d, s));
     if (s->sweep_dim >= 0)
@@ -160,7 +158,8 @@ char *report_model_json(const study *s, rb_err *e)
     return jd_text(&d, doc, "the model document", 10, e);
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ------------------------------------------------------------------
+ */
 
 static void fmt_time(double s, char *buf, size_t len)
 {
@@ -205,8 +204,7 @@ static void counts_text(const study *s, const study_spec *sp, FILE *f)
                 "  %u-byte elements (%s): FLOPs %llu, bytes %llu (operands "
                 "%llu + %llu, output %llu elements), intensity %.4g FLOP/B\n",
                 sz, pdtype_name(d), (unsigned long long)mc->flops,
-                (unsigned long long)mc->bytes,
-                (unsigned long long)mc->elems[0],
+                (unsigned long long)mc->bytes, (unsigned long long)mc->elems[0],
                 (unsigned long long)mc->elems[1],
                 (unsigned long long)mc->elems[2],
                 (double)mc->flops / (double)mc->bytes);
@@ -227,12 +225,13 @@ static void spec_text(const study *s, const study_spec *sp, FILE *f)
     fprintf(f, "  reuse: operand %s; operand %s\n", sp->reuse[0], sp->reuse[1]);
     counts_text(s, sp, f);
     if (s->shard_dim >= 0)
-        fprintf(f, "  sharded: %c over %llu chips, partial sums all-reduced "
-                   "over a ring (per chip below)\n",
+        fprintf(f,
+                "  sharded: %c over %llu chips, partial sums all-reduced "
+                "over a ring (per chip below)\n",
                 letter(s->shard_dim), (unsigned long long)s->shard_n);
     fprintf(f, "\n%-20s %10s %10s %8s %9s %11s %11s %11s %-8s %11s %6s\n",
-            "profile/dtype", "peak", "mem B/s", "ridge", "intensity",
-            "T_math", "T_mem", "T_comms", "bound", "attainable", "%peak");
+            "profile/dtype", "peak", "mem B/s", "ridge", "intensity", "T_math",
+            "T_mem", "T_comms", "bound", "attainable", "%peak");
     for (int i = 0; i < s->ntg; i++) {
         const study_target *t = &s->tg[i];
         const model_eval *ev = &sp->ev[i];
@@ -256,8 +255,7 @@ static void spec_text(const study *s, const study_spec *sp, FILE *f)
                 "  %s over %s (%.4g B/s one way x %g link%s): compute-bound "
                 "against the link %s, against memory %s\n",
                 t->label, t->link->name, t->link->bandwidth,
-                t->link->peer_links, t->link->peer_links > 1 ? "s" : "", a,
-                b);
+                t->link->peer_links, t->link->peer_links > 1 ? "s" : "", a, b);
     }
 }
 
@@ -296,8 +294,9 @@ static void file_text(const study *s, FILE *f)
 static void sweep_text(const study *s, FILE *f)
 {
     const char l = letter(s->sweep_dim);
-    fprintf(f, "\nsweep of %c: attainable FLOP/s per chip and the binding "
-               "roof\n%12c",
+    fprintf(f,
+            "\nsweep of %c: attainable FLOP/s per chip and the binding "
+            "roof\n%12c",
             l, l);
     for (int i = 0; i < s->ntg; i++)
         fprintf(f, "  %-21s", s->tg[i].label);

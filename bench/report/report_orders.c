@@ -42,7 +42,8 @@ void report_orders_sentence(const orders_size *z, char *buf, size_t len)
                  o.agree_ll, o.agree_l1);
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------
+ */
 
 static json_t *bytes_json(jdoc *d, double l1, double ll)
 {
@@ -68,7 +69,7 @@ static json_t *sim_json(jdoc *d, const orders_form *f)
 }
 
 static json_t *form_counters_json(jdoc *d, const orders_plan *p,
-                             const orders_form *f)
+                                  const orders_form *f)
 {
     if (!f->have_ctr)
         return jd_pack(d, "{s:s}", "unavailable",
@@ -87,10 +88,10 @@ static json_t *form_counters_json(jdoc *d, const orders_plan *p,
 static json_t *form_json(jdoc *d, const orders_plan *p, const orders_size *z,
                          const orders_form *f)
 {
-    json_t *jf = jd_pack(d, "{s:s, s:s, s:o, s:o, s:o}", "kernel", f->k->name,
-                         "form", f->k->form, "t_min_s", jd_num(f->t_min),
-                         "t_median_s", jd_num(f->t_med), "gflops",
-                         jd_num(f->gflops));
+    json_t *jf =
+        jd_pack(d, "{s:s, s:s, s:o, s:o, s:o}", "kernel", f->k->name, "form",
+                f->k->form, "t_min_s", jd_num(f->t_min), "t_median_s",
+                jd_num(f->t_med), "gflops", jd_num(f->gflops));
     if (z->complete && f->have_model)
         jd_set(d, jf, "model", bytes_json(d, f->model_l1, f->model_ll));
     else if (z->complete && (p->sources & ORDERS_MODEL))
@@ -115,9 +116,9 @@ static json_t *size_json(jdoc *d, const orders_plan *p, const orders_size *z)
         jd_set(d, js, "model_blocks",
                jd_pack(d, "{s:s, s:I, s:I, s:I, s:I, s:I}", "path",
                        z->blk.path ? z->blk.path : "?", "mr",
-                       (json_int_t)z->blk.mr, "nr", (json_int_t)z->blk.nr,
-                       "kc", (json_int_t)z->blk.kc, "mc",
-                       (json_int_t)z->blk.mc, "nc", (json_int_t)z->blk.nc));
+                       (json_int_t)z->blk.mr, "nr", (json_int_t)z->blk.nr, "kc",
+                       (json_int_t)z->blk.kc, "mc", (json_int_t)z->blk.mc, "nc",
+                       (json_int_t)z->blk.nc));
     if (z->complete && (p->sources & ORDERS_CACHEGRIND))
         jd_set(d, js, "simulated_path", jd_str(z->simulated_path));
     for (int i = 0; i < z->nforms; i++)
@@ -154,21 +155,22 @@ char *report_orders_json(const orders_doc *doc, rb_err *e)
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (p->sources & names[i].bit)
             jd_push(&d, sources, "sources", json_string(names[i].name));
-    json_t *geom = jd_pack(
-        &d, "{s:o, s:{s:o, s:i, s:i}, s:{s:o, s:i, s:i}}", "source",
-        jd_str(p->geom.source), "l1", "bytes", jd_num(p->geom.l1.size), "ways",
-        (int)p->geom.l1.assoc, "line", (int)p->geom.l1.line, "ll", "bytes",
-        jd_num(p->geom.ll.size), "ways", (int)p->geom.ll.assoc, "line",
-        (int)p->geom.ll.line);
-    json_t *root = jd_pack(&d, "{s:s, s:i, s:O, s:o, s:o, s:o, s:s, s:s*}",
-                           "schema", "roofbench.orders", "schema_version", 1,
-                           "context", doc->context, "sizes", sizes, "sources",
-                           sources, "geometry", geom, "status", doc->status,
-                           "error", doc->error);
+    json_t *geom =
+        jd_pack(&d, "{s:o, s:{s:o, s:i, s:i}, s:{s:o, s:i, s:i}}", "source",
+                jd_str(p->geom.source), "l1", "bytes", jd_num(p->geom.l1.size),
+                "ways", (int)p->geom.l1.assoc, "line", (int)p->geom.l1.line,
+                "ll", "bytes", jd_num(p->geom.ll.size), "ways",
+                (int)p->geom.ll.assoc, "line", (int)p->geom.ll.line);
+    json_t *root =
+        jd_pack(&d, "{s:s, s:i, s:O, s:o, s:o, s:o, s:s, s:s*}", "schema",
+                "roofbench.orders", "schema_version", 1, "context",
+                doc->context, "sizes", sizes, "sources", sources, "geometry",
+                geom, "status", doc->status, "error", doc->error);
     return jd_text(&d, root, "orders.json", 12, e);
 }
 
-/* ---- CSV ------------------------------------------------------------------- */
+/* ---- CSV -------------------------------------------------------------------
+ */
 
 /* The columns every line of a form starts with. */
 static void csv_form(csv *c, const orders_size *z, const orders_form *f,
@@ -241,26 +243,24 @@ char *report_orders_csv(const orders_doc *doc, rb_err *e)
     return text;
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ------------------------------------------------------------------
+ */
 
 static void table_header(const orders_plan *p, FILE *f)
 {
-    fprintf(f, "%-15s %-13s %10s %9s", "kernel", "form", "t_min(s)",
-            "GFLOP/s");
+    fprintf(f, "%-15s %-13s %10s %9s", "kernel", "form", "t_min(s)", "GFLOP/s");
     if (p->sources & ORDERS_MODEL)
         fprintf(f, " | %10s %10s %8s %7s", "model L1", "model LL", "I_LL",
                 "xbest");
     if (p->sources & ORDERS_CACHEGRIND)
-        fprintf(f, " | %10s %10s %8s %7s", "sim D1", "sim LL", "I_LL",
-                "xbest");
+        fprintf(f, " | %10s %10s %8s %7s", "sim D1", "sim LL", "I_LL", "xbest");
     if ((p->sources & ORDERS_COUNTERS) && p->ev.nusable > 0)
         fprintf(f, " | %10s %10s %10s %8s", "ctr L1", "ctr L2", "ctr L3",
                 "I_L3");
     fprintf(f, "\n");
 }
 
-static void counters_cells(const orders_plan *p, const orders_form *fm,
-                           FILE *f)
+static void counters_cells(const orders_plan *p, const orders_form *fm, FILE *f)
 {
     const double line = p->geom.l1.line;
     const double l1m = orders_counter(fm, &p->ev, CE_L1D_MISSES),
@@ -270,8 +270,7 @@ static void counters_cells(const orders_plan *p, const orders_form *fm,
     snprintf(a, sizeof(a), l1m >= 0 ? "%.4g" : "n/a", l1m * line);
     snprintf(b2, sizeof(b2), l2m >= 0 ? "%.4g" : "n/a", l2m * line);
     snprintf(b, sizeof(b), l3m >= 0 ? "%.4g" : "n/a", l3m * line);
-    snprintf(c, sizeof(c), l3m > 0 ? "%.3g" : "n/a",
-             fm->flops / (l3m * line));
+    snprintf(c, sizeof(c), l3m > 0 ? "%.3g" : "n/a", fm->flops / (l3m * line));
     fprintf(f, " | %10s %10s %10s %8s%s%s", a, b2, b, c,
             fm->ctr_flag[0] ? "  ! " : "", fm->ctr_flag);
 }
@@ -279,8 +278,8 @@ static void counters_cells(const orders_plan *p, const orders_form *fm,
 static void table_row(const orders_plan *p, const orders_form *fm,
                       const orders_summary *o, FILE *f)
 {
-    fprintf(f, "%-15s %-13s %10.4g %9.3f", fm->k->name, fm->k->form,
-            fm->t_min, fm->gflops);
+    fprintf(f, "%-15s %-13s %10.4g %9.3f", fm->k->name, fm->k->form, fm->t_min,
+            fm->gflops);
     if (p->sources & ORDERS_MODEL) {
         if (fm->have_model)
             fprintf(f, " | %10.4g %10.4g %8.3g %7.1f", fm->model_l1,
@@ -365,8 +364,9 @@ static void notes_text(const orders_plan *p, const orders_size *z, FILE *f)
 static void size_text(const orders_plan *p, const orders_size *z, FILE *f)
 {
     const int nt = p->timing.threads[0];
-    fprintf(f, "\nC[%zu,%zu] = A[%zu,%zu] B[%zu,%zu], %s, %d thread%s: %d "
-               "form%s\n",
+    fprintf(f,
+            "\nC[%zu,%zu] = A[%zu,%zu] B[%zu,%zu], %s, %d thread%s: %d "
+            "form%s\n",
             z->s.n, z->s.m, z->s.n, z->s.p, z->s.p, z->s.m,
             rb_dtype_name(z->dt), nt, rb_plural(nt), z->nforms,
             rb_plural(z->nforms));
@@ -402,8 +402,9 @@ static void sweep_text(const orders_doc *doc, FILE *f)
         return;
     for (int d = 0; d < p->ndtypes; d++) {
         const rb_dtype dt = p->dtypes[d];
-        fprintf(f, "\n%s: where each form falls out of the last level (its "
-                   "traffic passes 4x the compulsory bytes):\n",
+        fprintf(f,
+                "\n%s: where each form falls out of the last level (its "
+                "traffic passes 4x the compulsory bytes):\n",
                 rb_dtype_name(dt));
         for (size_t k = 0; k < p->timing.nkernels; k++) {
             const size_t at = doc->res->falls[dt][k];
@@ -412,10 +413,10 @@ static void sweep_text(const orders_doc *doc, FILE *f)
                         p->timing.kernels[k]->name, at,
                         doc->res->falls_x[dt][k], doc->res->falls_src[dt][k]);
             else
-                fprintf(f, "  %-16s stays within 4x of compulsory up to n = "
-                           "%zu\n",
-                        p->timing.kernels[k]->name,
-                        p->sizes[p->nsizes - 1].n);
+                fprintf(f,
+                        "  %-16s stays within 4x of compulsory up to n = "
+                        "%zu\n",
+                        p->timing.kernels[k]->name, p->sizes[p->nsizes - 1].n);
         }
     }
 }
@@ -431,7 +432,8 @@ void report_orders_text(const orders_doc *doc, const char *dir, FILE *f)
             size_text(doc->plan, &doc->res->sizes[i], f);
 }
 
-/* ---- the folder -------------------------------------------------------------- */
+/* ---- the folder
+ * -------------------------------------------------------------- */
 
 /* The roofline team the chart draws: the timed thread count's, else the
  * first. */
@@ -466,16 +468,15 @@ static char *roofline_csv(const orders_doc *doc)
     return sb_take(&c.sb);
 }
 
-static int charts(runfolder *f, const orders_doc *doc, char *why,
-                  size_t whylen, rb_err *e)
+static int charts(runfolder *f, const orders_doc *doc, char *why, size_t whylen,
+                  rb_err *e)
 {
     char *text = roofline_csv(doc);
-    int rc = text ? runfolder_write(f, "orders-roofline.csv", text,
-                                    strlen(text), e)
-                  : rb_fail(e, RB_EINPUT, "out of memory");
+    int rc =
+        text ? runfolder_write(f, "orders-roofline.csv", text, strlen(text), e)
+             : rb_fail(e, RB_EINPUT, "out of memory");
     free(text);
-    static const char *const outputs[] = {"orders-*.png", "orders-*.svg",
-                                          NULL};
+    static const char *const outputs[] = {"orders-*.png", "orders-*.svg", NULL};
     int made = 0;
     if (!rc)
         rc = plot_run(f, "plot-orders.gp", rb_plot_orders_gp, outputs, &made,

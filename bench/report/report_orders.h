@@ -16,7 +16,7 @@ typedef struct {
     const json_t *context;
     const orders_plan *plan;
     const orders_result *res;
-    const roofline *roof;     /* for the chart; NULL: none yet */
+    const roofline *roof; /* for the chart; NULL: none yet */
     const char *status, *error;
 } orders_doc;
 
@@ -37,7 +37,6 @@ void report_orders_text(const orders_doc *doc, const char *dir, FILE *f);
  * drawn), *chart_failed whether gnuplot failed (the documents are kept);
  * *json_text is the document (free it). */
 int report_orders_write(runfolder *f, const orders_doc *doc, char **json_text,
-                        char *why, size_t whylen, int *chart_failed,
-                        rb_err *e);
+                        char *why, size_t whylen, int *chart_failed, rb_err *e);
 
 #endif

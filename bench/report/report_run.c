@@ -11,7 +11,8 @@ static double rate(uint64_t count, double seconds, double unit)
     return seconds > 0.0 ? (double)count / seconds / unit : NAN;
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------
+ */
 
 /* The row's place on the host roofline, or the reason it has none. */
 static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof)
@@ -41,11 +42,9 @@ static json_t *counters_row_json(jdoc *d, const harness_row *r)
     for (int i = 0; i < ev->n; i++)
         jd_set(d, events, ev->name[i],
                r->counted && ev->usable[i]
-                   ? jd_num((double)r->ctr_counts[i] /
-                            (double)r->counted_reps)
+                   ? jd_num((double)r->ctr_counts[i] / (double)r->counted_reps)
                    : jd_pack(d, "{s:s}", "unavailable",
-                             ev->reason[i][0] ? ev->reason[i]
-                                              : "not counted"));
+                             ev->reason[i][0] ? ev->reason[i] : "not counted"));
     json_t *o = jd_pack(d, "{s:o, s:s}", "per_call", events, "counted",
                         r->counted ? "one extra sample, every thread between "
                                      "start and stop, summed"
@@ -57,8 +56,7 @@ static json_t *counters_row_json(jdoc *d, const harness_row *r)
     return o;
 }
 
-json_t *report_run_row_json(jdoc *d, const harness_row *r,
-                            const roofline *roof)
+json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
 {
     json_t *samples = json_array();
     for (int i = 0; i < r->nsamples; i++)
@@ -85,8 +83,8 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r,
         "binding", binding, "flops", (json_int_t)r->counts.flops, "bytes",
         (json_int_t)r->counts.bytes, "output_read", r->kernel->output_read,
         "intensity", jd_num((double)r->counts.flops / (double)r->counts.bytes),
-        "calls_per_sample", (json_int_t)r->reps, "samples_s", samples,
-        "time_s", "min", jd_num(tmin), "median", jd_num(tmed), "mean",
+        "calls_per_sample", (json_int_t)r->reps, "samples_s", samples, "time_s",
+        "min", jd_num(tmin), "median", jd_num(tmed), "mean",
         jd_num(r->time.mean), "max", jd_num(r->time.max), "cv",
         jd_num(r->time.cv), "gflop_per_s", "best",
         jd_num(rate(r->counts.flops, tmin, 1e9)), "median",
@@ -117,7 +115,8 @@ char *report_run_json(const run_doc *doc, rb_err *e)
     return jd_text(&d, root, "results.json", 17, e);
 }
 
-/* ---- CSV ------------------------------------------------------------------- */
+/* ---- CSV -------------------------------------------------------------------
+ */
 
 static void csv_row(csv *c, const harness_row *r, const roofline *roof)
 {
@@ -179,7 +178,8 @@ char *report_run_csv(const run_doc *doc, rb_err *e)
     return text;
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ------------------------------------------------------------------
+ */
 
 void report_run_roofline_text(const roofline *roof, FILE *f)
 {
@@ -232,9 +232,8 @@ static void row_text(const harness_row *r, const roofline *roof, FILE *f,
     format_shape(r, shape, sizeof(shape));
     snprintf(pus, sizeof(pus), "%s%s", r->binding,
              r->library_threads ? "*" : "");
-    const double err =
-        fmax(r->check_before.max_err, r->check_after.max_err) /
-        r->check_after.tol;
+    const double err = fmax(r->check_before.max_err, r->check_after.max_err) /
+                       r->check_after.tol;
     fprintf(f,
             "%-16s %-13s %-5s %-13s %3d %-7s %9.3g %9.3g %7.3g %10.4g %10.4g "
             "%5.1f %8.3f %8.3f %7.2g ",
@@ -263,8 +262,7 @@ static void row_text(const harness_row *r, const roofline *roof, FILE *f,
             if (r->events->usable[i])
                 fprintf(f, " %s %.4g", r->events->name[i],
                         (double)r->ctr_counts[i] / (double)r->counted_reps);
-        fprintf(f, "%s%s\n", r->counted_note[0] ? "  ! " : "",
-                r->counted_note);
+        fprintf(f, "%s%s\n", r->counted_note[0] ? "  ! " : "", r->counted_note);
     }
 }
 
@@ -278,8 +276,8 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
         report_run_roofline_text(doc->roof, f);
     for (int i = 0; doc->events && i < doc->events->n; i++)
         if (!doc->events->usable[i])
-            fprintf(f, "counters: %s unavailable: %s\n",
-                    doc->events->name[i], doc->events->reason[i]);
+            fprintf(f, "counters: %s unavailable: %s\n", doc->events->name[i],
+                    doc->events->reason[i]);
     char why[256] = "";
     for (size_t i = 0; i < doc->res->nrows; i++) {
         if (i == 0)

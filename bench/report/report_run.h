@@ -18,9 +18,9 @@ enum { RUN_SCHEMA_VERSION = 1 };
 typedef struct {
     const json_t *context;
     const harness_result *res;
-    const roofline *roof;     /* NULL: no roofline               */
-    const char *status;       /* complete, interrupted or failed */
-    const char *error;        /* with failed                     */
+    const roofline *roof;          /* NULL: no roofline               */
+    const char *status;            /* complete, interrupted or failed */
+    const char *error;             /* with failed                     */
     const counters_events *events; /* --events, or NULL         */
 } run_doc;
 

@@ -44,7 +44,8 @@ void runfolder_utc(char *iso, size_t isolen, char *stamp, size_t stamplen)
         strftime(stamp, stamplen, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-/* ---- checks ---------------------------------------------------------------- */
+/* ---- checks ----------------------------------------------------------------
+ */
 
 /* What dir holds: 0 nothing, 1 other files, 2 results (*which names one). */
 static int holds(const char *dir, char *which, size_t len)
@@ -128,14 +129,15 @@ int runfolder_check(const char *root, const char *out, rb_err *e)
                            "to a new or empty folder",
                            shown);
         if (access(out, W_OK | X_OK) != 0)
-            return rb_fail(e, RB_EINPUT, "--out '%s': not writable: %s",
-                           shown, strerror(errno));
+            return rb_fail(e, RB_EINPUT, "--out '%s': not writable: %s", shown,
+                           strerror(errno));
         return RB_OK;
     }
     return check_creatable("--out", out, shown, e);
 }
 
-/* ---- building ---------------------------------------------------------------- */
+/* ---- building
+ * ---------------------------------------------------------------- */
 
 /* mkdir -p, recording each folder it creates. */
 static int make_parents(runfolder *f, const char *path)

@@ -25,11 +25,11 @@ int runfolder_check(const char *root, const char *out, rb_err *e);
 enum { RUNFOLDER_MAX_MADE = 16 };
 
 typedef struct {
-    char root[2048];   /* default naming: root/<host>-<stamp>[-k]; "" with
-                          --out                                          */
-    char base[2200];   /* root/<host>-<stamp>, before a suffix            */
-    char final[2300];  /* where the folder goes                           */
-    char tmp[2400];    /* where it is built                               */
+    char root[2048];  /* default naming: root/<host>-<stamp>[-k]; "" with
+                         --out                                          */
+    char base[2200];  /* root/<host>-<stamp>, before a suffix            */
+    char final[2300]; /* where the folder goes                           */
+    char tmp[2400];   /* where it is built                               */
     char made[RUNFOLDER_MAX_MADE][2048]; /* parents this run created      */
     int nmade;
     int committed;

@@ -11,8 +11,7 @@
 #include "progress.h"
 #include "report_ceilings.h"
 
-static int finish(session *s, const char *status, const char *error,
-                  rb_err *e);
+static int finish(session *s, const char *status, const char *error, rb_err *e);
 
 /* The watcher's way out: the documents as they are, marked interrupted,
  * and the folder into place. */
@@ -48,8 +47,7 @@ int session_open(session *s, const rb_machine *m, const char *command,
     json_object_set_new(s->context, "date", json_string(iso));
     if (settings)
         json_object_set_new(s->context, "settings", settings);
-    json_object_set_new(s->context, "run_folder",
-                        json_string(s->folder.final));
+    json_object_set_new(s->context, "run_folder", json_string(s->folder.final));
     rc = interrupt_install(rescue, s, e);
     if (rc)
         session_close(s);
@@ -96,9 +94,8 @@ static int measure(const rb_machine *m, const int *threads, int nthreads,
                    ceilings_result *res, char **text, rb_err *e)
 {
     ceilings_plan cp;
-    ceilings_plan_roofline(&cp, m->ncores, m->isa,
-                           (double)host_mem_available(), threads, nthreads,
-                           dtypes, ndtypes);
+    ceilings_plan_roofline(&cp, m->ncores, m->isa, (double)host_mem_available(),
+                           threads, nthreads, dtypes, ndtypes);
     progress_say("measuring the host roofline first (peak at the widest "
                  "vector width, read bandwidth 4 KiB to 1 GiB; --ceilings "
                  "FILE reuses one)");
@@ -130,8 +127,7 @@ static void say_roofline(const roofline *roof)
 }
 
 /* The roofline of a document as text. */
-static int from_text(const char *text, roofline *roof, json_t **doc,
-                     rb_err *e)
+static int from_text(const char *text, roofline *roof, json_t **doc, rb_err *e)
 {
     json_error_t je;
     *doc = json_loads(text, 0, &je);
@@ -140,8 +136,8 @@ static int from_text(const char *text, roofline *roof, json_t **doc,
     return roofline_from_doc(*doc, "measured ceilings", roof, e);
 }
 
-int session_roof_load(const rb_machine *m, const char *file,
-                      session_roof *r, rb_err *e)
+int session_roof_load(const rb_machine *m, const char *file, session_roof *r,
+                      rb_err *e)
 {
     memset(r, 0, sizeof(*r));
     r->file = file;
@@ -174,8 +170,8 @@ int session_roofline(session *s, session_roof *r, const int *threads,
     char *text = NULL;
     json_t *doc = NULL;
     roofline roof;
-    int rc = measure(s->m, threads, nthreads, dtypes, ndtypes, s->context,
-                     res, &text, e);
+    int rc = measure(s->m, threads, nthreads, dtypes, ndtypes, s->context, res,
+                     &text, e);
     *interrupted = res->interrupted;
     if (!rc && text)
         rc = session_put(s, "ceilings.json", text, strlen(text), e);
@@ -197,8 +193,8 @@ int session_roofline(session *s, session_roof *r, const int *threads,
 }
 
 int session_measure_roofline(const rb_machine *m, const int *threads,
-                             int nthreads, const rb_dtype *dtypes,
-                             int ndtypes, roofline *roof, rb_err *e)
+                             int nthreads, const rb_dtype *dtypes, int ndtypes,
+                             roofline *roof, rb_err *e)
 {
     ceilings_result *res = calloc(1, sizeof(*res));
     if (!res)
@@ -208,8 +204,8 @@ int session_measure_roofline(const rb_machine *m, const int *threads,
     json_t *doc = NULL;
     int rc = interrupt_install(NULL, NULL, e);
     if (!rc)
-        rc = measure(m, threads, nthreads, dtypes, ndtypes, context, res,
-                     &text, e);
+        rc = measure(m, threads, nthreads, dtypes, ndtypes, context, res, &text,
+                     e);
     if (!rc && res->interrupted)
         rc = rb_fail(e, RB_EINPUT, "interrupted");
     if (!rc)
@@ -222,20 +218,17 @@ int session_measure_roofline(const rb_machine *m, const int *threads,
     return rc;
 }
 
-int session_finish(session *s, const char *status, const char *error,
-                   rb_err *e)
+int session_finish(session *s, const char *status, const char *error, rb_err *e)
 {
     interrupt_finish();
     return finish(s, status, error, e);
 }
 
-static int finish(session *s, const char *status, const char *error,
-                  rb_err *e)
+static int finish(session *s, const char *status, const char *error, rb_err *e)
 {
     runfolder_choose(&s->folder);
     interrupt_lock();
-    json_object_set_new(s->context, "run_folder",
-                        json_string(s->folder.final));
+    json_object_set_new(s->context, "run_folder", json_string(s->folder.final));
     char lost[256] = "the measurement";
     int rc = s->write ? s->write(s, s->write_ctx, status, error, lost,
                                  sizeof(lost), e)
@@ -253,9 +246,8 @@ static int finish(session *s, const char *status, const char *error,
     return rc;
 }
 
-int session_conclude(session *s, int mrc, const rb_err *merr,
-                     int interrupted, int json, session_printer print,
-                     void *ctx, rb_err *e)
+int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
+                     int json, session_printer print, void *ctx, rb_err *e)
 {
     const char *status = mrc           ? "failed"
                          : interrupted ? "interrupted"

@@ -42,7 +42,7 @@ struct session {
     json_t *context;
     session_writer write;
     void *write_ctx;
-    char *document;         /* the main document as written (--json)     */
+    char *document; /* the main document as written (--json)     */
 };
 
 /* The folder (out, or results/runs/<host>-<stamp>), the context with the
@@ -58,15 +58,15 @@ void session_on_finish(session *s, session_writer w, void *ctx);
  * (loaded and checked by session_roof_load before anything else runs), or
  * measured in the session. */
 typedef struct {
-    const char *file;       /* --ceilings FILE, or NULL: measure          */
-    json_t *doc;            /* the loaded document                        */
+    const char *file; /* --ceilings FILE, or NULL: measure          */
+    json_t *doc;      /* the loaded document                        */
     roofline roof;
-    int ready;              /* roof holds a roofline (set under
-                               interrupt_lock: a rescue reads it)         */
+    int ready; /* roof holds a roofline (set under
+                  interrupt_lock: a rescue reads it)         */
 } session_roof;
 
-int session_roof_load(const rb_machine *m, const char *file,
-                      session_roof *r, rb_err *e);
+int session_roof_load(const rb_machine *m, const char *file, session_roof *r,
+                      rb_err *e);
 void session_roof_free(session_roof *r);
 
 /* The roofline into r: the loaded one, or measured now for these thread
@@ -100,9 +100,8 @@ int session_finish(session *s, const char *status, const char *error,
  * the failure and where the finished parts are, 130 or 143 after a
  * signal. */
 typedef void (*session_printer)(session *s, void *ctx, const char *status);
-int session_conclude(session *s, int mrc, const rb_err *merr,
-                     int interrupted, int json, session_printer print,
-                     void *ctx, rb_err *e);
+int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
+                     int json, session_printer print, void *ctx, rb_err *e);
 
 /* Where the folder is (after session_finish: its final name). */
 const char *session_dir(const session *s);
@@ -112,7 +111,7 @@ void session_close(session *s);
 /* The measured roofline without a folder (model --profile host): the same
  * measurement as session_roofline, not saved. */
 int session_measure_roofline(const rb_machine *m, const int *threads,
-                             int nthreads, const rb_dtype *dtypes,
-                             int ndtypes, roofline *roof, rb_err *e);
+                             int nthreads, const rb_dtype *dtypes, int ndtypes,
+                             roofline *roof, rb_err *e);
 
 #endif
