@@ -8,16 +8,24 @@
 set datafile separator ","
 add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
                     (list eq "" ? w : list . " " . w)
-# the thread counts of the curves, and those with read levels to draw
+# the kernels and thread counts of the curves, and the thread counts with
+# read levels to draw
+present = ""
 threads = ""
 levels = ""
+# fixed ranges: a levels.csv with no level (a sweep too short to find one)
+# is then a warning, not an invalid range
+set xrange [0:2]
+set yrange [0:2]
 set table $discard
 plot "bandwidth.csv" skip 1 using \
-       (threads = add_word(threads, sprintf("%d", $2)), 1):(1) with points
+       (threads = add_word(threads, sprintf("%d", $2)), \
+        present = add_word(present, strcol(1)), 1):(1) with points
 plot "levels.csv" skip 1 using \
        (levels = strcol(1) eq "read" ? add_word(levels, sprintf("%d", $2)) \
                                      : levels, 1):(1) with points
 unset table
+set autoscale xy
 set logscale x 2
 set logscale y 10
 set xlabel "working set (bytes, all threads)"
@@ -27,7 +35,11 @@ set grid xtics ytics mxtics
 set key outside right top
 set title "Measured bandwidth by working-set size"
 
-kernels = "read write copy triad schoenauer"
+# the kernels measured, in their usual order: no key entry without a curve
+kernels = ""
+do for [k in "read write copy triad schoenauer"] {
+  if (strstrt(" " . present . " ", " " . k . " ")) { kernels = add_word(kernels, k) }
+}
 do for [fmt in "png svg"] {
   if (fmt eq "png") { set terminal pngcairo size 1400,800 noenhanced } \
   else { set terminal svg size 1400,800 dynamic noenhanced }
@@ -36,7 +48,7 @@ do for [fmt in "png svg"] {
   # the read curve has them
   plot for [k in kernels] for [t in threads] "bandwidth.csv" \
          using (strcol(1) eq k && $2 == t ? $3 : NaN):5 skip 1 \
-         with linespoints pointsize 0.6 title sprintf("%s, %s thread(s)", k, t), \
+         with linespoints pointsize 0.6 title sprintf("%s, %s thread%s", k, t, t eq "1" ? "" : "s"), \
        for [t in levels] "levels.csv" \
          using (strcol(1) eq "read" && $2 == t ? $5 : NaN):4:($6 - $5):(0) skip 1 \
          with vectors nohead linewidth 5 linecolor rgb "#80404040" notitle, \

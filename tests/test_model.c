@@ -325,7 +325,7 @@ static void test_reader(void)
          "1e15\nbf16.source = s\n",
          "t.ini:7: [memory] has no bandwidth"},
         {GOOD "[peak]\nfp32 = fast\n", "t.ini:12: fp32 = 'fast': not a "
-                                       "positive number"},
+                                       "positive decimal number"},
         {GOOD "[peak]\nfp32 = -3e12\nfp32.source = s\n", "t.ini:12: fp32"},
         {GOOD "[peak]\nfp32 = 1e300000\nfp32.source = s\n", "t.ini:12"},
         {GOOD "[peak]\nfp32 = 3e12\n", "t.ini:12: fp32 has no fp32.source"},
@@ -348,6 +348,21 @@ static void test_reader(void)
          "bandwidth.source = s\n",
          "t.ini:4: headline = 'fp64'"},
         {"[chip]\nname = T\nkind = fpga\n", "t.ini:3: kind = 'fpga'"},
+        /* numbers no chip has, and numbers that are not decimal */
+        {"[chip]\nname = T\nkind = gpu\nheadline = bf16\n[peak]\nbf16 = "
+         "1e-300\n",
+         "t.ini:6: bf16 = '1e-300': below 1e+09"},
+        {"[chip]\nname = T\nkind = gpu\nheadline = bf16\n[peak]\nbf16 = "
+         "0x1p50\n",
+         "t.ini:6: bf16 = '0x1p50': not a positive decimal number"},
+        {"[chip]\nname = T\nkind = gpu\nheadline = bf16\n[memory]\n"
+         "bandwidth = 1e-300\n",
+         "t.ini:6: bandwidth = '1e-300': below 1e+09"},
+        {GOOD "[link.ici]\nbandwidth = 4.5e10\nbandwidth.source = s\n"
+              "links = 18.5\n",
+         "t.ini:14: links = '18.5': a whole number of links"},
+        {GOOD "[link.ici]\nbandwidth = 1e-300\n",
+         "t.ini:12: bandwidth = '1e-300': below 1e+06"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         CHECK_INT(parse(bad[i].text, &p, &e), RB_EINPUT);

@@ -60,6 +60,16 @@ static void test_parse(void)
               RB_EINPUT);
     CHECK_INT(parse_seconds("--min-time", "-1", 1e-4, 60, &sec, &e),
               RB_EINPUT);
+    /* decimal only: strtod alone would read these as 16 and 1 */
+    CHECK_INT(parse_seconds("--min-time", "0x10", 1e-4, 60, &sec, &e),
+              RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "'0x10': not a number");
+    CHECK_INT(parse_seconds("--min-time", "0x1p0", 1e-4, 60, &sec, &e),
+              RB_EINPUT);
+    CHECK_INT(parse_seconds("--min-time", "infinity", 1e-4, 60, &sec, &e),
+              RB_EINPUT);
+    CHECK_INT(parse_seconds("--min-time", " 1", 1e-4, 60, &sec, &e),
+              RB_EINPUT);
 }
 
 static void test_stats(void)
@@ -256,6 +266,8 @@ static void test_escape(void)
     CHECK(strcmp(out, "caf\xc3\xa9 \\xff\\x01ok\\x7f") == 0);
     text_escape("\xed\xa0\x80", out, sizeof(out)); /* a surrogate */
     CHECK(strcmp(out, "\\xed\\xa0\\x80") == 0);
+    text_escape("a\nb\tc", out, sizeof(out)); /* one line, one field */
+    CHECK(strcmp(out, "a\\x0ab\\x09c") == 0);
     CHECK(text_is_name("L1-L2", 15, "-"));
     CHECK(!text_is_name("L1;x", 15, "-"));
     CHECK(!text_is_name("", 15, "-"));
@@ -348,18 +360,43 @@ static void test_runfolder(void)
     snprintf(path, sizeof(path), "%s/new", dir);
     CHECK(access(path, F_OK) != 0);
 
-    /* two default folders of the same second get distinct names */
+    /* two default folders of the same second get distinct names, chosen
+     * (and reserved) when they open, so the documents name the right one */
     snprintf(path, sizeof(path), "%s/runs", dir);
     runfolder g;
     CHECK_INT(runfolder_open(&f, path, NULL, "host", "20261201T000000Z", &e),
               RB_OK);
     CHECK_INT(runfolder_open(&g, path, NULL, "host", "20261201T000000Z", &e),
               RB_OK);
-    CHECK_INT(runfolder_commit(&f, &e), RB_OK);
-    runfolder_choose(&g);
-    CHECK_INT(runfolder_commit(&g, &e), RB_OK);
     CHECK(strcmp(f.final, g.final) != 0);
     CHECK_STR_HAS(g.final, "host-20261201T000000Z-2");
+    CHECK_INT(runfolder_commit(&g, &e), RB_OK);
+    CHECK_INT(runfolder_commit(&f, &e), RB_OK);
+    CHECK(access(f.final, F_OK) == 0 && access(g.final, F_OK) == 0);
+
+    /* an existing empty --out is replaced, keeping its permissions; a
+     * symbolic link to one leads to it */
+    snprintf(out, sizeof(out), "%s/empty", dir);
+    chmod(out, 0750);
+    char link_path[600];
+    snprintf(link_path, sizeof(link_path), "%s/link", dir);
+    CHECK_INT(symlink(out, link_path), 0);
+    CHECK_INT(runfolder_open(&f, "unused", link_path, "h", "s", &e), RB_OK);
+    CHECK_INT(runfolder_write(&f, "results.csv", "x", 1, &e), RB_OK);
+    CHECK_INT(runfolder_commit(&f, &e), RB_OK);
+    struct stat st;
+    CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0750);
+    snprintf(path, sizeof(path), "%s/results.csv", link_path);
+    CHECK(access(path, F_OK) == 0);
+    /* the current folder is refused */
+    char cwd[600];
+    CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+    snprintf(path, sizeof(path), "%s/cur", dir);
+    mkdir(path, 0777);
+    CHECK_INT(chdir(path), 0);
+    CHECK_INT(runfolder_check("unused", ".", &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "the current folder");
+    CHECK_INT(chdir(cwd), 0);
     remove_dir(dir);
 }
 

@@ -54,8 +54,11 @@ int parse_real(const char *flag, const char *s, double min, double max,
         return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
     errno = 0;
     char *end = NULL;
-    const double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(v) || errno == ERANGE)
+    /* decimal only: strtod would take 0x10, inf and nan too */
+    const int decimal = strspn(s, "0123456789.eE+-") == strlen(s);
+    const double v = decimal ? strtod(s, &end) : 0.0;
+    if (!decimal || end == s || *end != '\0' || !isfinite(v) ||
+        errno == ERANGE)
         return rb_fail(e, RB_EINPUT, "%s '%s': not a number%s%s", flag, s,
                        unit ? " of " : "", unit ? unit : "");
     if (v < min || v > max)

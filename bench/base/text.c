@@ -107,10 +107,10 @@ void text_escape(const char *in, char *out, size_t len)
     const unsigned char *p = (const unsigned char *)in;
     while (*p) {
         const size_t n = utf8_len(p);
-        /* printable: any valid multi-byte character, printable ASCII, and
-         * the newline and tab of a message's own layout */
-        const int keep = n > 1 || (n == 1 && ((*p >= 0x20 && *p != 0x7f) ||
-                                              *p == '\n' || *p == '\t'));
+        /* printable: any valid multi-byte character and printable ASCII;
+         * a newline or tab is escaped too, so that a message stays one
+         * line and a value one field */
+        const int keep = n > 1 || (n == 1 && *p >= 0x20 && *p != 0x7f);
         const size_t need = keep ? n : 4;
         if (o + need >= len)
             break;

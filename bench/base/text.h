@@ -20,7 +20,8 @@ char *sb_take(strbuf *b);
 void sb_free(strbuf *b);
 
 /* in, with every byte that is not printable UTF-8 written as \xNN (control
- * characters, DEL and invalid sequences), into out (always terminated). */
+ * characters, newline and tab among them, DEL and invalid sequences), into
+ * out (always terminated). */
 void text_escape(const char *in, char *out, size_t len);
 
 /* Whether s is a short name of letters, digits and the characters in

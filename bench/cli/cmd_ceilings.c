@@ -286,10 +286,10 @@ static int measure(const rb_machine *m, ceil_state *st, const ceil_opts *o,
     session s;
     if (session_open(&s, m, "ceilings", o->out, NULL, e))
         return 2;
-    session_on_finish(&s, write_ceilings, st);
+    session_on_finish(&s, write_ceilings, st, o->json);
     rb_err merr = {""};
     const int mrc = ceilings_measure(m->topo, plan, &m->cpu, &st->res, &merr);
-    int rc = session_conclude(&s, mrc, &merr, st->res.interrupted, o->json,
+    int rc = session_conclude(&s, mrc, &merr, st->res.interrupted,
                               print_ceilings, st, e);
     if (rc == 0 && st->chart_failed)
         rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));

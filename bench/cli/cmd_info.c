@@ -11,6 +11,7 @@
 #include "context.h"
 #include "flags.h"
 #include "jdoc.h"
+#include "text.h"
 
 typedef struct {
     int json;
@@ -113,8 +114,13 @@ static void print_text(json_t *doc)
            json_integer_value(json_object_get(ob, "procs")));
     printf("%-12s %s\n", "", json_string_value(json_object_get(ob, "config")));
     printf("%-12s", "environment");
-    json_object_foreach(json_object_get(doc, "environment"), key, v) printf(
-        " %s=%s", key, json_is_string(v) ? json_string_value(v) : "(unset)");
+    json_object_foreach(json_object_get(doc, "environment"), key, v)
+    {
+        char shown[512];
+        text_escape(json_is_string(v) ? json_string_value(v) : "(unset)", shown,
+                    sizeof(shown));
+        printf(" %s=%s", key, shown);
+    }
     printf("\n");
     if (json_is_true(json_object_get(ctr, "usable")))
         printf("%-12s usable (PAPI %s, %s, %lld hardware counters)\n",

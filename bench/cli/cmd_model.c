@@ -65,7 +65,8 @@ static const flag_spec model_flags[] = {
      .type = FLAG_TEXT,
      .off = OFF(file),
      .help = "one SPEC [SIZE...] per line (# comments), billed with a total; "
-             "SIZEs on the command line apply to every line"},
+             "SIZEs on the command line apply to every line that does not "
+             "give its own"},
     FLAG_CEILINGS(model_opts, ceilings,
                   "the host roofline for --profile host (else it is measured "
                   "now, about 25 s, and not saved)"),
@@ -114,6 +115,8 @@ static int parse_spec_line(char *line, const dim_sizes *global, int lineno,
     }
     if (rc)
         return rc;
+    /* a line's own size wins: d=128 for the heads of a layer whose d is
+     * 4096 on the command line */
     for (int i = 0; i < EINSUM_LETTERS; i++)
         if (!se->ds.set[i] && global->set[i]) {
             se->ds.set[i] = 1;
@@ -146,6 +149,21 @@ static int read_spec_line(const char *path, char *line, size_t len, int lineno,
     return rc;
 }
 
+/* One line of f into buf with its newline, NUL bytes kept: its length,
+ * 0 at the end, len - 1 when the line does not fit. */
+static size_t read_line(FILE *f, char *buf, size_t len)
+{
+    size_t n = 0;
+    int c;
+    while (n + 1 < len && (c = getc(f)) != EOF) {
+        buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 static int read_spec_file(const char *path, const dim_sizes *global,
                           study_spec *specs, int *n, rb_err *e)
 {
@@ -156,23 +174,24 @@ static int read_spec_file(const char *path, const dim_sizes *global,
     FILE *f = fopen(path, "r");
     if (!f)
         return rb_fail(e, RB_EINPUT, "--file %s: cannot open", path);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
+    /* bounded: lines of 1022 characters, and enough of them for every spec
+     * with comments between (a FILE of /dev/zero or `yes` ends here) */
+    char line[1024];
+    size_t len;
     int lineno = 0, rc = RB_OK;
     *n = 0;
-    while (!rc && (len = getline(&line, &cap, f)) > 0) {
+    while (!rc && (len = read_line(f, line, sizeof(line))) > 0) {
         lineno++;
-        if (len > 1022)
-            rc = rb_fail(e, RB_EINPUT,
-                         "%s:%d: line longer than 1022 "
-                         "characters",
-                         path, lineno);
+        if (len >= sizeof(line) - 1)
+            rc =
+                rb_fail(e, RB_EINPUT, "%s:%d: line longer than 1022 characters",
+                        path, lineno);
+        else if (lineno > 64 * STUDY_MAX_SPECS)
+            rc = rb_fail(e, RB_EINPUT, "%s: more than %d lines", path,
+                         64 * STUDY_MAX_SPECS);
         else
-            rc = read_spec_line(path, line, (size_t)len, lineno, global, specs,
-                                n, e);
+            rc = read_spec_line(path, line, len, lineno, global, specs, n, e);
     }
-    free(line);
     fclose(f);
     if (!rc && *n == 0)
         rc = rb_fail(e, RB_EINPUT, "--file %s: holds no spec", path);
@@ -246,10 +265,13 @@ static int read_sweep(const char *sweep, study *s, rb_err *e)
                     &s->sweep_b, e))
         return RB_EINPUT;
     s->sweep_dim = einsum_index(sweep[0]);
-    if (!sp->ds.set[s->sweep_dim]) {
-        sp->ds.set[s->sweep_dim] = 1;
-        sp->ds.size[s->sweep_dim] = s->sweep_b;
-    }
+    if (sp->ds.set[s->sweep_dim])
+        return rb_fail(e, RB_EINPUT,
+                       "--sweep '%s': %c=%llu is given too; give %c once",
+                       sweep, sweep[0],
+                       (unsigned long long)sp->ds.size[s->sweep_dim], sweep[0]);
+    sp->ds.set[s->sweep_dim] = 1;
+    sp->ds.size[s->sweep_dim] = s->sweep_b;
     return RB_OK;
 }
 
@@ -259,7 +281,7 @@ static int check_sizes(const dim_sizes *global, const study *s, rb_err *e)
     for (int i = 0; i < EINSUM_LETTERS; i++) {
         if (!global->set[i])
             continue;
-        const char l = (char)(i < 26 ? 'a' + i : 'A' + i - 26);
+        const char l = einsum_letter(i);
         int used = 0;
         for (int k = 0; k < s->nspecs; k++)
             used |= strchr(s->specs[k].es.dims, l) != NULL;

@@ -145,19 +145,27 @@ static int plan_sources(const orders_opts *o, const flag_seen *seen,
         return RB_EINPUT;
     p->sources = 0;
     for (int i = 0; i < k; i++) {
+        unsigned src = 0;
         if (strcmp(items[i], "model") == 0)
-            p->sources |= ORDERS_MODEL;
+            src = ORDERS_MODEL;
         else if (strcmp(items[i], "counters") == 0)
-            p->sources |= ORDERS_COUNTERS;
+            src = ORDERS_COUNTERS;
         else if (strcmp(items[i], "cachegrind") == 0)
-            p->sources |= ORDERS_CACHEGRIND;
+            src = ORDERS_CACHEGRIND;
         else if (strcmp(items[i], "all") == 0)
-            p->sources |= ORDERS_MODEL | ORDERS_COUNTERS | ORDERS_CACHEGRIND;
+            src = ORDERS_MODEL | ORDERS_COUNTERS | ORDERS_CACHEGRIND;
         else
             return rb_fail(e, RB_EINPUT,
                            "--traffic '%s': unknown source (model, counters, "
                            "cachegrind, all)",
                            items[i]);
+        /* "model,all" names model twice, as "model,model" does */
+        if (p->sources & src)
+            return rb_fail(e, RB_EINPUT,
+                           "--traffic '%s': a source is given twice (all "
+                           "is model, counters and cachegrind)",
+                           o->traffic);
+        p->sources |= src;
     }
     if (o->events && !flags_given(&orders_table, seen, "traffic"))
         p->sources |= ORDERS_COUNTERS;
@@ -369,7 +377,7 @@ static int measure(const rb_machine *m, orders_state *st, const orders_opts *o,
     session s;
     if (session_open(&s, m, "orders", o->out, NULL, e))
         return 2;
-    session_on_finish(&s, write_orders, st);
+    session_on_finish(&s, write_orders, st, o->json);
     snprintf(st->plan.workdir, sizeof(st->plan.workdir), "%s", s.folder.tmp);
     int interrupted = 0;
     int rc =
@@ -381,8 +389,8 @@ static int measure(const rb_machine *m, orders_state *st, const orders_opts *o,
                         : orders_measure(m->topo, &st->plan, &st->res, &merr);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, mrc, &merr,
-                               interrupted || st->res.interrupted, o->json,
-                               print_orders, st, e);
+                               interrupted || st->res.interrupted, print_orders,
+                               st, e);
     if (rc == 0 && st->chart_failed)
         rc = rb_exit_status(rb_fail(e, RB_EMEASURE, "chart: %s", st->chart));
     session_close(&s);

@@ -11,6 +11,7 @@
 #include "jdoc.h"
 #include "profile.h"
 #include "roofline.h"
+#include "text.h"
 
 typedef struct {
     const char *ceilings, *profiles;
@@ -90,7 +91,9 @@ static int print_json(const profile *ps, size_t n, rb_err *e)
 static void print_text(const char *dir, const profile *ps, size_t n,
                        int with_host)
 {
-    printf("profiles from %s\n", dir);
+    char shown[1024];
+    text_escape(dir, shown, sizeof(shown));
+    printf("profiles from %s\n", shown);
     printf("%-16s %-5s %9s  ridge FLOP/B per dtype:", "profile", "kind",
            "mem B/s");
     printf("\n%-16s %-5s %9s ", "", "", "");
@@ -101,8 +104,10 @@ static void print_text(const char *dir, const profile *ps, size_t n,
         const profile *p = &ps[i];
         printf("%-16s %-5s %9.4g ", p->id, p->kind, p->mem_bw);
         for (int d = 0; d < PD_N; d++) {
+            const double ridge = profile_ridge(p, (pdtype)d);
+            /* a ridge under 0.05 FLOP/B keeps its figures, never 0.0 */
             if (p->peak[d] > 0.0)
-                printf(" %6.1f%s", profile_ridge(p, (pdtype)d),
+                printf(ridge >= 0.05 ? " %6.1f%s" : " %6.2g%s", ridge,
                        p->inferred[d] ? "*" : " ");
             else
                 printf(" %7s", "-");

@@ -277,7 +277,7 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
                           settings_json(&st->plan, seen->argc, seen->argv), e);
     if (rc)
         return 2;
-    session_on_finish(&s, write_run, st);
+    session_on_finish(&s, write_run, st, o->json);
     int interrupted = 0;
     rc = session_roofline(&s, &st->roof, st->plan.threads, st->plan.nthreads,
                           st->plan.dtypes, st->plan.ndtypes, &interrupted, e);
@@ -288,8 +288,8 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
             harness_run(m->topo, &st->plan, &st->res, on_row, st, &run_err);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
-                               interrupted || st->res.interrupted, o->json,
-                               print_run, st, e);
+                               interrupted || st->res.interrupted, print_run,
+                               st, e);
     session_close(&s);
     return rc;
 }

@@ -221,6 +221,7 @@ int flags_kernels(const char *flag, const char *list, unsigned ops,
     if (k < 0)
         return RB_EINPUT;
     int want[HARNESS_MAX_KERNELS] = {0};
+    const char *want_by[HARNESS_MAX_KERNELS] = {0};
     *n = 0;
     for (int i = 0; i < k; i++) {
         /* a kernel's own name wins ("dot" is the kernel dot); otherwise an
@@ -239,9 +240,16 @@ int flags_kernels(const char *flag, const char *list, unsigned ops,
             if (!pick)
                 continue;
             matched = 1;
+            /* "dot,all" or "matmul,matmul_row": a kernel named twice,
+             * through an operation or all, is refused like "dot,dot" */
             if (want[r])
-                continue;
+                return rb_fail(e, RB_EINPUT,
+                               "%s '%s': %s is given twice ('%s' includes "
+                               "it)",
+                               flag, list, kr->name,
+                               kr == exact ? want_by[r] : items[i]);
             want[r] = 1;
+            want_by[r] = items[i];
             if (!sorted && *n < max)
                 out[(*n)++] = kr;
         }

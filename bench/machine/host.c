@@ -11,6 +11,7 @@
 #include "ceiling.h"
 #include "kernel.h"
 #include "buildinfo.h"
+#include "text.h"
 
 const char *const host_env_vars[] = {
     "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
@@ -309,8 +310,14 @@ json_t *host_env_json(void)
     json_t *env = json_object();
     for (size_t i = 0; host_env_vars[i]; i++) {
         const char *v = getenv(host_env_vars[i]);
-        json_object_set_new(env, host_env_vars[i],
-                            v ? json_string(v) : json_null());
+        /* a value that is not UTF-8 is kept as printed, not dropped */
+        char shown[512];
+        json_t *s = v ? json_string(v) : json_null();
+        if (!s) {
+            text_escape(v, shown, sizeof(shown));
+            s = json_string(shown);
+        }
+        json_object_set_new(env, host_env_vars[i], s);
     }
     return env;
 }

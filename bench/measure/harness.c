@@ -372,7 +372,7 @@ static void verify(const exec_env *x, const executor *ex, const reference *ref,
             (const char *)t->c + ref->rows[i] * out_ld(t) * t->elsize;
         ref_check(t->dt, 1, ref->cols, row, out_ld(t), ref->val + i * ref->cols,
                   ref->absval + i * ref->cols, tol, &one);
-        if (!one.passed || one.max_err > worst.max_err) {
+        if (one.max_err > worst.max_err || (worst.passed && !one.passed)) {
             worst.max_err = one.max_err;
             worst.worst_row = ref->rows[i];
             worst.worst_col = one.worst_col;

@@ -24,12 +24,11 @@ static pthread_mutex_t data_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static void on_signal(int sig)
 {
     const int saved = errno;
-    if (!requested) {
+    if (!requested)
         requested = sig;
-        const char b = (char)sig;
-        ssize_t w = write(wake[1], &b, 1);
-        (void)w;
-    }
+    const char b = (char)sig;
+    ssize_t w = write(wake[1], &b, 1);
+    (void)w;
     errno = saved;
 }
 
@@ -41,14 +40,22 @@ static void deadline_in(struct timespec *ts, double s)
     ts->tv_nsec = ns % 1000000000L;
 }
 
-static void *watcher(void *arg)
+/* The next signal from the handler, or 0 when the pipe fails. */
+static int next_signal(void)
 {
-    (void)arg;
     char b = 0;
-    while (read(wake[0], &b, 1) != 1)
+    for (;;) {
+        if (read(wake[0], &b, 1) == 1)
+            return (unsigned char)b;
         if (errno != EINTR)
-            return NULL;
-    const int sig = (unsigned char)b;
+            return 0;
+    }
+}
+
+/* The first signal: the grace period for the main thread, then the
+ * rescue if it is still measuring. Returns when it stopped in time. */
+static void first_signal(int sig)
+{
     struct timespec until;
     deadline_in(&until, INTERRUPT_GRACE_S);
     pthread_mutex_lock(&state_lock);
@@ -58,17 +65,41 @@ static void *watcher(void *arg)
     if (state != MEASURING) {
         /* the main thread stops on its own and writes the documents */
         pthread_mutex_unlock(&state_lock);
-        return NULL;
+        return;
     }
     state = RESCUING;
     pthread_mutex_unlock(&state_lock);
     pthread_mutex_lock(&data_lock);
+    int status = interrupt_exit_status(sig);
     if (rescue_fn)
-        rescue_fn(rescue_ctx, sig);
+        status = rescue_fn(rescue_ctx, sig);
     else
         fprintf(stderr, "roofbench: interrupted\n");
     fflush(stderr);
-    _exit(interrupt_exit_status(sig));
+    _exit(status);
+}
+
+static void *watcher(void *arg)
+{
+    (void)arg;
+    for (int n = 0;; n++) {
+        const int sig = next_signal();
+        if (!sig)
+            return NULL;
+        if (n == 0) {
+            first_signal(sig);
+            continue;
+        }
+        /* a second signal: now, unless a rescue is writing */
+        pthread_mutex_lock(&state_lock);
+        const int rescuing = state == RESCUING;
+        pthread_mutex_unlock(&state_lock);
+        if (!rescuing) {
+            fprintf(stderr, "roofbench: stopped by a second signal; nothing "
+                            "more is written\n");
+            _exit(interrupt_exit_status(sig));
+        }
+    }
 }
 
 int interrupt_install(interrupt_rescue rescue, void *ctx, rb_err *e)

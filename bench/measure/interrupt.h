@@ -12,17 +12,23 @@
  *
  * Whatever the rescue reads is changed only under interrupt_lock(), and
  * the main thread calls interrupt_finish() before it writes the documents
- * itself, so the two never write at once. */
+ * itself, so the two never write at once. A second signal ends the
+ * process at once (unless a rescue is writing): the way out of a step that
+ * ignores the first, such as a chart that takes long. */
 #ifndef ROOFBENCH_INTERRUPT_H
 #define ROOFBENCH_INTERRUPT_H
 
 #include "error.h"
 
-/* Writes the finished parts, marked interrupted; runs on the watcher. */
-typedef void (*interrupt_rescue)(void *ctx, int sig);
+/* Writes the finished parts, marked interrupted; runs on the watcher and
+ * returns the exit status (interrupt_exit_status(sig), or 2 when nothing
+ * could be kept). */
+typedef int (*interrupt_rescue)(void *ctx, int sig);
 
-/* Seconds the watcher gives the main thread to stop on its own. */
-#define INTERRUPT_GRACE_S 0.3
+/* Seconds the watcher gives the main thread to stop on its own: short,
+ * since ending a process that holds gigabytes takes a few tenths of a
+ * second itself and the whole stop is to take under half a second. */
+#define INTERRUPT_GRACE_S 0.1
 
 /* Installs the handlers and starts the watcher (once per process; a later
  * call replaces the rescue). rescue may be NULL: the process then just

@@ -32,6 +32,11 @@ static int check_geom(const char *name, const rb_cache_geom *c, rb_err *e)
                        name, c->line);
     if (c->assoc < 1)
         return rb_fail(e, RB_EINPUT, "--cache %s: no ways", name);
+    if (c->size <= c->line)
+        return rb_fail(e, RB_EINPUT,
+                       "--cache %s: %.0f bytes is not more than one %u-byte "
+                       "line (cachegrind needs more)",
+                       name, c->size, c->line);
     const double sets = c->size / ((double)c->assoc * c->line);
     if (!is_pow2(sets))
         return rb_fail(e, RB_EINPUT,
@@ -87,7 +92,8 @@ static int parse_one(const char *name, const char *spec, rb_cache_geom *c,
                        name, spec);
     uint64_t size, ways, line;
     snprintf(flag, sizeof(flag), "--cache %s size", name);
-    int rc = parse_count(flag, f[0], 1024, 1ull << 32, &size, e);
+    /* cachegrind takes sizes up to 1 GiB (an int, in powers of two) */
+    int rc = parse_count(flag, f[0], 1024, 1ull << 30, &size, e);
     snprintf(flag, sizeof(flag), "--cache %s ways", name);
     if (!rc)
         rc = parse_count(flag, f[1], 1, 1024, &ways, e);
@@ -305,7 +311,15 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
     sim_geometry_arg(&g->ll, ll, sizeof(ll));
     /* an explicit I1 so that valgrind never has to guess this CPU's */
     snprintf(i1, sizeof(i1), "32768,8,64");
-    snprintf(a_out, sizeof(a_out), "--cachegrind-out-file=%s", outfile);
+    /* valgrind expands %p and %q{VAR} in the file name; the folder's name
+     * (from --out) is only a name: every % doubled */
+    size_t o = (size_t)snprintf(a_out, sizeof(a_out), "--cachegrind-out-file=");
+    for (const char *c = outfile; *c && o + 3 < sizeof(a_out); c++) {
+        if (*c == '%')
+            a_out[o++] = '%';
+        a_out[o++] = *c;
+    }
+    a_out[o] = '\0';
     snprintf(a_d1, sizeof(a_d1), "--D1=%s", d1);
     snprintf(a_ll, sizeof(a_ll), "--LL=%s", ll);
     snprintf(a_i1, sizeof(a_i1), "--I1=%s", i1);

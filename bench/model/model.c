@@ -15,6 +15,11 @@ int einsum_index(char c)
     return -1;
 }
 
+char einsum_letter(int index)
+{
+    return (char)(index < 26 ? 'a' + index : 'A' + index - 26);
+}
+
 static const char *ordinal[] = {"first", "second"};
 
 int einsum_parse(const char *spec, einsum *es, rb_err *e)

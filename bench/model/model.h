@@ -36,6 +36,8 @@ int einsum_parse(const char *spec, einsum *es, rb_err *e);
 
 /* Index of a letter in size tables (a-z 0-25, A-Z 26-51), or -1. */
 int einsum_index(char c);
+/* The letter of an index (einsum_index's inverse). */
+char einsum_letter(int index);
 dim_kind einsum_kind(const einsum *es, char c);
 const char *dim_kind_name(dim_kind k);
 

@@ -2,12 +2,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef ROOFBENCH_PROFILES_DIR
 #define ROOFBENCH_PROFILES_DIR "profiles"
@@ -68,24 +71,35 @@ int pdtype_parse(const char *s, pdtype *out)
 
 /* Numbers a profile may hold, per section ("link.*" for every link). A
  * number NAME needs NAME.source and may have NAME.inferred and NAME.note. */
-enum { F_TEXT, F_NUM };
+enum { F_TEXT, F_NUM, F_INT };
 typedef struct {
     const char *section, *key;
     int type;
-    double max; /* numbers: larger is absurd for one chip (FLOP/s, B/s) */
+    /* numbers: outside [min, max] is absurd for one chip (FLOP/s, B/s,
+     * bytes, links) */
+    double min, max;
 } field;
 
 static const field fields[] = {
-    {"chip", "name", F_TEXT, 0},         {"chip", "vendor", F_TEXT, 0},
-    {"chip", "kind", F_TEXT, 0},         {"chip", "headline", F_TEXT, 0},
-    {"chip", "note", F_TEXT, 0},         {"peak", "bf16", F_NUM, 1e21},
-    {"peak", "fp16", F_NUM, 1e21},       {"peak", "tf32", F_NUM, 1e21},
-    {"peak", "fp32", F_NUM, 1e21},       {"peak", "fp64", F_NUM, 1e21},
-    {"peak", "fp8", F_NUM, 1e21},        {"peak", "int8", F_NUM, 1e21},
-    {"memory", "bandwidth", F_NUM, 1e16}, {"memory", "capacity", F_NUM, 1e18},
-    {"memory", "onchip", F_NUM, 1e18},   {"link.*", "bandwidth", F_NUM, 1e16},
-    {"link.*", "links", F_NUM, 1e4},     {"link.*", "peer_links", F_NUM, 1e4},
-    {"link.*", "topology", F_TEXT, 0},
+    {"chip", "name", F_TEXT, 0, 0},
+    {"chip", "vendor", F_TEXT, 0, 0},
+    {"chip", "kind", F_TEXT, 0, 0},
+    {"chip", "headline", F_TEXT, 0, 0},
+    {"chip", "note", F_TEXT, 0, 0},
+    {"peak", "bf16", F_NUM, 1e9, 1e21},
+    {"peak", "fp16", F_NUM, 1e9, 1e21},
+    {"peak", "tf32", F_NUM, 1e9, 1e21},
+    {"peak", "fp32", F_NUM, 1e9, 1e21},
+    {"peak", "fp64", F_NUM, 1e9, 1e21},
+    {"peak", "fp8", F_NUM, 1e9, 1e21},
+    {"peak", "int8", F_NUM, 1e9, 1e21},
+    {"memory", "bandwidth", F_NUM, 1e9, 1e16},
+    {"memory", "capacity", F_NUM, 1e6, 1e18},
+    {"memory", "onchip", F_NUM, 1e3, 1e18},
+    {"link.*", "bandwidth", F_NUM, 1e6, 1e16},
+    {"link.*", "links", F_INT, 1, 1e4},
+    {"link.*", "peer_links", F_INT, 1, 1e4},
+    {"link.*", "topology", F_TEXT, 0, 0},
 };
 enum { NFIELDS = sizeof(fields) / sizeof(fields[0]) };
 
@@ -144,21 +158,31 @@ static char *next_line(char *str, int num, void *stream)
 }
 
 static int parse_number(reader *r, const char *key, const char *v,
-                        double max, double *out)
+                        const field *fd, double *out)
 {
     errno = 0;
     char *end = NULL;
-    const double x = strtod(v, &end);
-    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(x) ||
-        x <= 0.0)
+    /* decimal only: strtod would take 0x10 and inf too */
+    const int decimal =
+        *v != '\0' && strspn(v, "0123456789.eE+-") == strlen(v);
+    const double x = decimal ? strtod(v, &end) : 0.0;
+    if (!decimal || end == v || *end != '\0' || errno == ERANGE ||
+        !isfinite(x) || x <= 0.0)
         return fail_at(r, r->line,
-                       "%s = '%s': not a positive number (write 1.97e14, "
-                       "819e9, 16e9)",
+                       "%s = '%s': not a positive decimal number (write "
+                       "1.97e14, 819e9, 16e9)",
                        key, v);
-    if (x > max)
+    if (fd->type == F_INT && x != floor(x))
+        return fail_at(r, r->line, "%s = '%s': a whole number of links", key,
+                       v);
+    if (x > fd->max)
         return fail_at(r, r->line, "%s = '%s': above %g, not a figure of one "
                                    "chip",
-                       key, v, max);
+                       key, v, fd->max);
+    if (x < fd->min)
+        return fail_at(r, r->line, "%s = '%s': below %g, not a figure of one "
+                                   "chip",
+                       key, v, fd->min);
     *out = x;
     return 1;
 }
@@ -216,7 +240,7 @@ static int handle(void *user, const char *section, const char *key,
                        key, section);
     const int slot = is_link ? li + 1 : 0;
     if (*suffix) {
-        if (fields[f].type != F_NUM ||
+        if (fields[f].type == F_TEXT ||
             (strcmp(suffix, "source") && strcmp(suffix, "inferred") &&
              strcmp(suffix, "note")))
             return fail_at(r, r->line, "unknown key '%s' in [%s]", key,
@@ -267,7 +291,7 @@ static int handle(void *user, const char *section, const char *key,
         return 1;
     }
     double x = 0.0;
-    if (!parse_number(r, key, value, fields[f].max, &x))
+    if (!parse_number(r, key, value, &fields[f], &x))
         return 0;
     if (strcmp(section, "peak") == 0) {
         pdtype d = PD_BF16;
@@ -315,7 +339,7 @@ int profile_parse_string(const char *text, const char *what, profile *p,
     /* every number cited; the fields every profile needs */
     for (int slot = 0; !rc && slot <= p->nlinks; slot++)
         for (int f = 0; !rc && f < NFIELDS; f++)
-            if (r->seen[slot][f] && fields[f].type == F_NUM &&
+            if (r->seen[slot][f] && fields[f].type != F_TEXT &&
                 !r->source_seen[slot][f])
                 rc = rb_fail(e, RB_EINPUT,
                              "%s:%d: %s has no %s.source (every number "
@@ -367,10 +391,23 @@ int profile_parse_string(const char *text, const char *what, profile *p,
 
 static int read_text(const char *path, char **out, rb_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* without blocking, and only a regular file: a FIFO named x.ini would
+     * wait for a writer forever */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
         return rb_fail(e, RB_EINPUT, "%s: cannot open: %s", path,
                        strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return rb_fail(e, RB_EINPUT, "%s: not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return rb_fail(e, RB_EINPUT, "%s: cannot open: %s", path,
+                       strerror(errno));
+    }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     for (;;) {
@@ -416,22 +453,9 @@ static int valid_id(const char *id)
     return id[0] != '.';
 }
 
-int profile_load(const char *dir, const char *id, profile *p, rb_err *e)
+static int load_file(const char *path, const char *id, profile *p,
+                     rb_err *e)
 {
-    if (!valid_id(id))
-        return rb_fail(e, RB_EINPUT,
-                       "--profile '%s': not a profile name (roofbench "
-                       "profiles lists them)",
-                       id);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s.ini", dir, id);
-    FILE *probe = fopen(path, "r");
-    if (!probe)
-        return rb_fail(e, RB_EINPUT,
-                       "--profile '%s': unknown profile (no %s; roofbench "
-                       "profiles lists them)",
-                       id, path);
-    fclose(probe);
     char *text = NULL;
     int rc = read_text(path, &text, e);
     if (rc)
@@ -443,6 +467,24 @@ int profile_load(const char *dir, const char *id, profile *p, rb_err *e)
         snprintf(p->file, sizeof(p->file), "%s", path);
     }
     return rc;
+}
+
+int profile_load(const char *dir, const char *id, profile *p, rb_err *e)
+{
+    if (!valid_id(id))
+        return rb_fail(e, RB_EINPUT,
+                       "--profile '%s': not a profile name (roofbench "
+                       "profiles lists them)",
+                       id);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s.ini", dir, id);
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--profile '%s': unknown profile (no %s; roofbench "
+                       "profiles lists them)",
+                       id, path);
+    return load_file(path, id, p, e);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -472,8 +514,18 @@ int profile_load_all(const char *dir, profile **out, size_t *n, rb_err *e)
     qsort(names, count, sizeof(names[0]), cmp_str);
     profile *ps = calloc(count ? count : 1, sizeof(*ps));
     int rc = ps ? RB_OK : rb_fail(e, RB_EINPUT, "out of memory");
-    for (size_t i = 0; i < count && !rc; i++)
-        rc = profile_load(dir, names[i], &ps[i], e);
+    for (size_t i = 0; i < count && !rc; i++) {
+        /* every file of the folder, named as a file (no --profile asked
+         * for it) */
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s.ini", dir, names[i]);
+        rc = valid_id(names[i])
+                 ? load_file(path, names[i], &ps[i], e)
+                 : rb_fail(e, RB_EINPUT,
+                           "%s: not a profile name (lowercase letters, "
+                           "digits, '-', '_' and '.')",
+                           path);
+    }
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     if (rc) {

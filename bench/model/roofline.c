@@ -167,7 +167,12 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
                        what, text_is_name(status, 20, "") ? status : "unknown");
     const char *host = json_string_value(
         json_object_get(json_object_get(doc, "context"), "host"));
-    snprintf(r->host, sizeof(r->host), "%s", host ? host : "");
+    if (!host || !*host)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: no context.host (the machine it was measured "
+                       "on): not a ceilings document roofbench wrote",
+                       what);
+    snprintf(r->host, sizeof(r->host), "%s", host);
     size_t i;
     json_t *team;
     json_array_foreach(json_object_get(doc, "roofline"), i, team)
@@ -204,8 +209,14 @@ int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
                        "--ceilings '%s': a folder, not a ceilings file (give "
                        "the ceilings.json in it)",
                        shown);
+    /* a FIFO or a device would hang or never end */
+    if (!S_ISREG(st.st_mode) || st.st_size > (64 << 20))
+        return rb_fail(
+            e, RB_EINPUT, "--ceilings '%s': %s, not a ceilings file", shown,
+            S_ISREG(st.st_mode) ? "larger than 64 MiB" : "not a regular file");
     json_error_t je;
-    *doc = json_load_file(path, 0, &je);
+    /* a key given twice is refused: which of the two was meant? */
+    *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!*doc)
         return rb_fail(e, RB_EINPUT, "--ceilings '%s': not JSON (line %d: %s)",
                        shown, je.line, je.text);

@@ -1,5 +1,7 @@
 #include "report_model.h"
 
+#include "text.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +12,6 @@
 static double finite_or(double x)
 {
     return isinf(x) ? -1.0 : x;
-}
-
-static char letter(int index)
-{
-    return (char)(index < 26 ? 'a' + index : 'A' + index - 26);
 }
 
 /* ---- JSON ------------------------------------------------------------------
@@ -85,7 +82,7 @@ static json_t *spec_json(jdoc *d, const study *s, const study_spec *sp)
                             "memory", jd_num(finite_or(sp->shard[i].mem)),
                             "both", jd_num(finite_or(sp->shard[i].both))));
         jd_set(d, js, "shard_thresholds", th);
-        const char l[2] = {letter(s->shard_dim), '\0'};
+        const char l[2] = {einsum_letter(s->shard_dim), '\0'};
         jd_set(d, js, "shard",
                jd_pack(d, "{s:s, s:I}", "dimension", l, "chips",
                        (json_int_t)s->shard_n));
@@ -135,7 +132,7 @@ static json_t *sweep_json(jdoc *d, const study *s)
                         jd_num(th->ridge), "intensity_limit",
                         jd_num(finite_or(th->limit))));
     }
-    const char l[2] = {letter(s->sweep_dim), '\0'};
+    const char l[2] = {einsum_letter(s->sweep_dim), '\0'};
     return jd_pack(d, "{s:s, s:o, s:o}", "dimension", l, "points", points,
                    "thresholds", ths);
 }
@@ -228,7 +225,7 @@ static void spec_text(const study *s, const study_spec *sp, FILE *f)
         fprintf(f,
                 "  sharded: %c over %llu chips, partial sums all-reduced "
                 "over a ring (per chip below)\n",
-                letter(s->shard_dim), (unsigned long long)s->shard_n);
+                einsum_letter(s->shard_dim), (unsigned long long)s->shard_n);
     fprintf(f, "\n%-20s %10s %10s %8s %9s %11s %11s %11s %-8s %11s %6s\n",
             "profile/dtype", "peak", "mem B/s", "ridge", "intensity", "T_math",
             "T_mem", "T_comms", "bound", "attainable", "%peak");
@@ -249,8 +246,8 @@ static void spec_text(const study *s, const study_spec *sp, FILE *f)
     for (int i = 0; s->shard_dim >= 0 && i < s->ntg; i++) {
         const study_target *t = &s->tg[i];
         char a[48], b[48];
-        fmt_from(letter(s->shard_dim), sp->shard[i].comms, a, sizeof(a));
-        fmt_from(letter(s->shard_dim), sp->shard[i].mem, b, sizeof(b));
+        fmt_from(einsum_letter(s->shard_dim), sp->shard[i].comms, a, sizeof(a));
+        fmt_from(einsum_letter(s->shard_dim), sp->shard[i].mem, b, sizeof(b));
         fprintf(f,
                 "  %s over %s (%.4g B/s one way x %g link%s): compute-bound "
                 "against the link %s, against memory %s\n",
@@ -262,7 +259,9 @@ static void spec_text(const study *s, const study_spec *sp, FILE *f)
 /* A file: one line per spec per target, then the total. */
 static void file_text(const study *s, FILE *f)
 {
-    fprintf(f, "%s: %d specs\n", s->file, s->nspecs);
+    char shown[1024];
+    text_escape(s->file, shown, sizeof(shown));
+    fprintf(f, "%s: %d spec%s\n", shown, s->nspecs, s->nspecs == 1 ? "" : "s");
     fprintf(f, "%5s %-22s %-20s %10s %10s %9s %11s %-8s\n", "line", "spec",
             "profile/dtype", "FLOPs", "bytes", "intensity", "time", "bound");
     for (int k = 0; k < s->nspecs; k++)
@@ -293,7 +292,7 @@ static void file_text(const study *s, FILE *f)
 
 static void sweep_text(const study *s, FILE *f)
 {
-    const char l = letter(s->sweep_dim);
+    const char l = einsum_letter(s->sweep_dim);
     fprintf(f,
             "\nsweep of %c: attainable FLOP/s per chip and the binding "
             "roof\n%12c",

@@ -28,6 +28,15 @@ void report_orders_sentence(const orders_size *z, char *buf, size_t len)
     buf[0] = '\0';
     if (o.ibest < 0 || o.iworst < 0)
         return;
+    if (o.ibest == o.iworst) {
+        /* one form: nothing to compare it with */
+        snprintf(buf, len,
+                 "%s moves %.3g MB at the last level (%s) for %.4g "
+                 "FLOPs.",
+                 form_label(z->forms[o.ibest].k), o.least / 1e6,
+                 o.use_sim ? "cachegrind" : "model", size_flops(z));
+        return;
+    }
     int n = snprintf(buf, len,
                      "%s moves least at the last level (%s: %.3g MB); %s "
                      "moves %.0fx more (%.3g MB) for the same %.4g FLOPs.",

@@ -14,17 +14,18 @@ static double rate(uint64_t count, double seconds, double unit)
 /* ---- JSON ------------------------------------------------------------------
  */
 
-/* The row's place on the host roofline, or the reason it has none. */
-static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof)
+/* The row's place on the host roofline; null when it has none, with the
+ * reason in why. */
+static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof,
+                         char *why, size_t whylen)
 {
     roof_bound b;
-    char why[256];
-    if (!roof)
-        return jd_pack(d, "{s:s}", "unavailable", "no roofline");
-    if (roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
-                       r->counts.bytes, harness_row_gflops(r), &b, why,
-                       sizeof(why)) != 0)
-        return jd_pack(d, "{s:s}", "unavailable", why);
+    snprintf(why, whylen, "no roofline");
+    if (!roof || roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
+                                r->counts.bytes, harness_row_gflops(r), &b, why,
+                                whylen) != 0)
+        return json_null();
+    why[0] = '\0';
     return jd_pack(d, "{s:s, s:o, s:o, s:o, s:s, s:o}", "level", b.level.name,
                    "level_gbs", jd_num(b.level.gbs), "peak_gflops",
                    jd_num(b.peak_gflops), "attainable_gflops",
@@ -69,6 +70,8 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
          tok = strtok_r(NULL, ";", &save))
         jd_push(d, binding, "binding", json_string(tok));
     const double tmin = r->time.min, tmed = r->time.median;
+    char why[256];
+    json_t *roof_place = roof_json(d, r, roof, why, sizeof(why));
     json_t *row = jd_pack(
         d,
         "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
@@ -95,7 +98,9 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
         "max_rel_err_after", jd_num(r->check_after.max_err), "tolerance",
         jd_num(r->check_after.tol), "passed",
         r->check_before.passed && r->check_after.passed, "roofline",
-        roof_json(d, r, roof));
+        roof_place);
+    if (why[0])
+        jd_set(d, row, "roofline_unavailable", json_string(why));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;
@@ -128,7 +133,10 @@ static void csv_row(csv *c, const harness_row *r, const roofline *roof)
     csv_int(c, r->shape.p);
     csv_int(c, r->shape.m);
     csv_int(c, (unsigned long long)r->threads);
-    csv_int(c, (unsigned long long)r->library_threads);
+    if (r->library_threads) /* empty where results.json has null */
+        csv_int(c, (unsigned long long)r->library_threads);
+    else
+        csv_empty(c);
     csv_str(c, r->binding);
     csv_int(c, r->counts.flops);
     csv_int(c, r->counts.bytes);

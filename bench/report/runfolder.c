@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,36 +104,66 @@ static int check_creatable(const char *flag, const char *path,
     }
 }
 
+/* An existing --out: an empty folder that is not the current folder, a
+ * mount point or the root, whose parent can take the temporary folder. */
+static int check_existing(const char *out, const char *shown, rb_err *e)
+{
+    char real[PATH_MAX], cwd[PATH_MAX], parent[PATH_MAX + 4], which[256];
+    struct stat st, up;
+    if (!realpath(out, real) || stat(real, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "--out '%s': %s", shown, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return rb_fail(e, RB_EINPUT, "--out '%s': exists and is not a folder",
+                       shown);
+    const int h = holds(real, which, sizeof(which));
+    if (h == 2)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': the folder already holds results (%s); "
+                       "results are never overwritten, choose a new folder",
+                       shown, which);
+    if (h == 1)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': the folder is not empty; results go to a "
+                       "new or empty folder",
+                       shown);
+    snprintf(parent, sizeof(parent), "%s/..", real);
+    if (strcmp(real, "/") == 0 || stat(parent, &up) != 0 ||
+        up.st_dev != st.st_dev)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': a mount point; results go to a folder "
+                       "inside it",
+                       shown);
+    if (getcwd(cwd, sizeof(cwd)) && strcmp(cwd, real) == 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': the current folder; results go to a new "
+                       "folder",
+                       shown);
+    if (access(real, W_OK | X_OK) != 0 || access(parent, W_OK | X_OK) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': it or the folder above it is not "
+                       "writable: %s",
+                       shown, strerror(errno));
+    return RB_OK;
+}
+
 int runfolder_check(const char *root, const char *out, rb_err *e)
 {
     if (!out)
         return check_creatable("results folder", root, root, e);
-    char shown[512], which[256];
+    char shown[512];
     text_escape(out, shown, sizeof(shown));
     if (*out == '\0')
         return rb_fail(e, RB_EINPUT, "--out '': an empty folder name");
+    if (strlen(out) >= 2048)
+        return rb_fail(e, RB_EINPUT, "--out '%.60s...': path too long", shown);
     struct stat st;
-    if (stat(out, &st) == 0) {
-        if (!S_ISDIR(st.st_mode))
-            return rb_fail(e, RB_EINPUT,
-                           "--out '%s': exists and is not a folder", shown);
-        const int h = holds(out, which, sizeof(which));
-        if (h == 2)
-            return rb_fail(e, RB_EINPUT,
-                           "--out '%s': the folder already holds results "
-                           "(%s); results are never overwritten, choose a new "
-                           "folder",
-                           shown, which);
-        if (h == 1)
-            return rb_fail(e, RB_EINPUT,
-                           "--out '%s': the folder is not empty; results go "
-                           "to a new or empty folder",
-                           shown);
-        if (access(out, W_OK | X_OK) != 0)
-            return rb_fail(e, RB_EINPUT, "--out '%s': not writable: %s", shown,
-                           strerror(errno));
-        return RB_OK;
-    }
+    if (stat(out, &st) == 0)
+        return check_existing(out, shown, e);
+    if (lstat(out, &st) == 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--out '%s': a symbolic link to nothing; results go "
+                       "to a new folder or an existing empty one",
+                       shown);
     return check_creatable("--out", out, shown, e);
 }
 
@@ -166,6 +197,97 @@ static int make_parents(runfolder *f, const char *path)
     return 0;
 }
 
+/* The folder above path (without trailing slashes) and the last part. */
+static void split_path(const char *path, char *parent, size_t plen, char *leaf,
+                       size_t llen)
+{
+    snprintf(parent, plen, "%s", path);
+    char *slash = strrchr(parent, '/');
+    while (slash && slash > parent && slash[1] == '\0') {
+        *slash = '\0';
+        slash = strrchr(parent, '/');
+    }
+    snprintf(leaf, llen, "%.200s", slash ? slash + 1 : parent);
+    if (slash == parent)
+        parent[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(parent, plen, ".");
+}
+
+/* As mkdir would make it (mkdtemp makes it private), or as the empty
+ * folder it will replace was. */
+static void set_mode(const char *dir, const struct stat *like)
+{
+    if (like) {
+        chmod(dir, like->st_mode & 07777);
+        if (chown(dir, like->st_uid, like->st_gid) != 0)
+            chmod(dir, like->st_mode & 0777);
+        return;
+    }
+    const mode_t mask = umask(0);
+    umask(mask);
+    chmod(dir, 0777 & ~mask);
+}
+
+/* A default folder: the first of base, base-2, ... that is free, reserved
+ * by making its temporary folder, ".<name>.part", which another run
+ * choosing at the same moment cannot make too. */
+static int reserve(runfolder *f, rb_err *e)
+{
+    for (int k = 1; k < 1000; k++) {
+        char name[2300];
+        if (k == 1)
+            snprintf(name, sizeof(name), "%s", f->base);
+        else
+            snprintf(name, sizeof(name), "%s-%d", f->base, k);
+        struct stat st;
+        if (stat(name, &st) == 0)
+            continue;
+        char parent[2300], leaf[256];
+        split_path(name, parent, sizeof(parent), leaf, sizeof(leaf));
+        snprintf(f->tmp, sizeof(f->tmp), "%.2100s/.%.200s.part", parent, leaf);
+        if (mkdir(f->tmp, 0777) == 0) {
+            snprintf(f->final, sizeof(f->final), "%s", name);
+            return RB_OK;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    const int err = errno;
+    f->tmp[0] = '\0';
+    return rb_fail(e, RB_EINPUT, "cannot make a run folder under '%s': %s",
+                   f->root, strerror(err));
+}
+
+/* --out: beside it, ".<name>.part-XXXXXX"; an existing (empty) folder is
+ * replaced by its resolved path, with its permissions. */
+static int beside(runfolder *f, const char *out, rb_err *e)
+{
+    struct stat st;
+    const int existing = stat(out, &st) == 0;
+    if (existing && !realpath(out, f->final))
+        return rb_fail(e, RB_EINPUT, "--out '%s': %s", out, strerror(errno));
+    if (!existing)
+        snprintf(f->final, sizeof(f->final), "%s", out);
+    char parent[2300], leaf[256];
+    split_path(f->final, parent, sizeof(parent), leaf, sizeof(leaf));
+    if (make_parents(f, parent) != 0)
+        return rb_fail(e, RB_EINPUT, "cannot create the folders of '%s': %s",
+                       out, strerror(errno));
+    snprintf(f->tmp, sizeof(f->tmp), "%.2100s/.%.200s.part-XXXXXX", parent,
+             leaf);
+    if (!mkdtemp(f->tmp)) {
+        f->tmp[0] = '\0';
+        return rb_fail(e, RB_EINPUT, "cannot create a folder beside '%s': %s",
+                       out, strerror(errno));
+    }
+    f->replace = existing;
+    set_mode(f->tmp, existing ? &st : NULL);
+    return RB_OK;
+}
+
 int runfolder_open(runfolder *f, const char *root, const char *out,
                    const char *host, const char *stamp, rb_err *e)
 {
@@ -174,60 +296,22 @@ int runfolder_open(runfolder *f, const char *root, const char *out,
     if (rc)
         return rc;
     if (out) {
-        snprintf(f->final, sizeof(f->final), "%s", out);
+        rc = beside(f, out, e);
     } else {
         snprintf(f->root, sizeof(f->root), "%s", root);
         snprintf(f->base, sizeof(f->base), "%s/%s-%s", root, host, stamp);
-        snprintf(f->final, sizeof(f->final), "%s", f->base);
+        rc = make_parents(f, root) == 0
+                 ? reserve(f, e)
+                 : rb_fail(e, RB_EINPUT, "cannot create '%s': %s", root,
+                           strerror(errno));
+        if (!rc)
+            set_mode(f->tmp, NULL);
     }
-    /* the parent of the final folder, and the temporary folder in it */
-    char parent[2400];
-    snprintf(parent, sizeof(parent), "%s", f->final);
-    char *slash = strrchr(parent, '/');
-    while (slash && slash > parent && slash[1] == '\0') {
-        *slash = '\0';
-        slash = strrchr(parent, '/');
-    }
-    const char *name = slash ? slash + 1 : parent;
-    char leaf[256];
-    snprintf(leaf, sizeof(leaf), "%.200s", name);
-    if (slash == parent)
-        parent[1] = '\0';
-    else if (slash)
-        *slash = '\0';
+    if (rc)
+        runfolder_abandon(f);
     else
-        strcpy(parent, ".");
-    if (make_parents(f, parent) != 0) {
-        char shown[512];
-        text_escape(f->final, shown, sizeof(shown));
-        rc = rb_fail(e, RB_EINPUT, "cannot create the folders of '%s': %s",
-                     shown, strerror(errno));
-        runfolder_abandon(f);
-        return rc;
-    }
-    snprintf(f->tmp, sizeof(f->tmp), "%s/.%s.part-XXXXXX", parent, leaf);
-    if (!mkdtemp(f->tmp)) {
-        rc = rb_fail(e, RB_EINPUT, "cannot create a folder beside '%s': %s",
-                     f->final, strerror(errno));
-        f->tmp[0] = '\0';
-        runfolder_abandon(f);
-        return rc;
-    }
-    /* mkdtemp makes it private; a run folder is as mkdir would make it */
-    const mode_t mask = umask(0);
-    umask(mask);
-    chmod(f->tmp, 0777 & ~mask);
-    return RB_OK;
-}
-
-void runfolder_choose(runfolder *f)
-{
-    if (!f->root[0])
-        return;
-    struct stat st;
-    snprintf(f->final, sizeof(f->final), "%s", f->base);
-    for (int i = 2; i < 1000 && stat(f->final, &st) == 0; i++)
-        snprintf(f->final, sizeof(f->final), "%s-%d", f->base, i);
+        text_escape(f->final, f->shown, sizeof(f->shown));
+    return rc;
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -285,43 +369,51 @@ static int sync_dir(const char *dir)
     return rc;
 }
 
+/* Renames tmp to final without replacing anything, also where the
+ * filesystem has no RENAME_NOREPLACE (NFS): there the name is claimed by
+ * mkdir first, and the empty folder replaced. */
+static int rename_new(const char *tmp, const char *final)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (mkdir(final, 0700) != 0)
+        return -1;
+    if (rename(tmp, final) == 0)
+        return 0;
+    const int err = errno;
+    rmdir(final);
+    errno = err;
+    return -1;
+}
+
 int runfolder_commit(runfolder *f, rb_err *e)
 {
     if (sync_dir(f->tmp) != 0)
         return rb_fail(e, RB_EINPUT, "syncing '%s': %s", f->tmp,
                        strerror(errno));
-    if (f->root[0]) {
-        /* a default name never replaces anything, even an empty folder */
-        for (int i = 0; i < 1000; i++) {
-            if (renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->final,
-                          RENAME_NOREPLACE) == 0) {
-                f->committed = 1;
-                break;
-            }
-            if (errno != EEXIST)
-                break;
-            snprintf(f->final, sizeof(f->final), "%s-%d", f->base, i + 2);
-        }
-    } else if (rename(f->tmp, f->final) == 0) {
-        /* --out was checked new or empty; rename replaces an empty one */
-        f->committed = 1;
+    /* --out on an existing folder was checked empty: rename replaces it */
+    const int rc =
+        f->replace ? rename(f->tmp, f->final) : rename_new(f->tmp, f->final);
+    if (rc != 0) {
+        /* the documents are whole: keep them where they are */
+        f->kept = 1;
+        return rb_fail(e, RB_EINPUT,
+                       "cannot rename the finished folder to '%s': %s; the "
+                       "complete results are kept in '%s'",
+                       f->final, strerror(errno), f->tmp);
     }
-    if (!f->committed)
-        return rb_fail(e, RB_EINPUT, "cannot rename '%s' to '%s': %s", f->tmp,
-                       f->final, strerror(errno));
-    char parent[2600];
-    snprintf(parent, sizeof(parent), "%s", f->final);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        sync_dir(parent);
-    }
+    f->committed = 1;
+    char parent[2300], leaf[256];
+    split_path(f->final, parent, sizeof(parent), leaf, sizeof(leaf));
+    sync_dir(parent);
     return RB_OK;
 }
 
 void runfolder_abandon(runfolder *f)
 {
-    if (f->committed)
+    if (f->committed || f->kept)
         return;
     if (f->tmp[0]) {
         DIR *d = opendir(f->tmp);

@@ -25,24 +25,26 @@ int runfolder_check(const char *root, const char *out, rb_err *e);
 enum { RUNFOLDER_MAX_MADE = 16 };
 
 typedef struct {
-    char root[2048];  /* default naming: root/<host>-<stamp>[-k]; "" with
-                         --out                                          */
-    char base[2200];  /* root/<host>-<stamp>, before a suffix            */
-    char final[2300]; /* where the folder goes                           */
-    char tmp[2400];   /* where it is built                               */
+    char root[2048];      /* default naming: root/<host>-<stamp>[-k]; "" with
+                             --out                                          */
+    char base[2200];      /* root/<host>-<stamp>, before a suffix            */
+    char final[2300];     /* where the folder goes                           */
+    char tmp[2400];       /* where it is built                               */
+    char shown[4 * 2300]; /* final as printed: bytes that are not printable
+                             UTF-8 escaped (text_escape)                 */
     char made[RUNFOLDER_MAX_MADE][2048]; /* parents this run created      */
     int nmade;
+    int replace; /* --out is an existing empty folder (resolved)    */
     int committed;
+    int kept; /* the rename failed: tmp holds the whole results  */
 } runfolder;
 
 /* Checks the destination, creates missing parents and the temporary
- * folder. host and stamp name a default folder. */
+ * folder. host and stamp name a default folder, whose final name is chosen
+ * and reserved here: the first of root/<host>-<stamp>, -2, -3, ... that is
+ * free and whose temporary folder ".<name>.part" this run could make. */
 int runfolder_open(runfolder *f, const char *root, const char *out,
                    const char *host, const char *stamp, rb_err *e);
-
-/* Picks the final name of a default folder: the first of base, base-2,
- * base-3, ... that does not exist. */
-void runfolder_choose(runfolder *f);
 
 /* Writes name (one of runfolder_names) into the folder, whole: a
  * temporary file, synced, then linked into place; an existing name is
@@ -50,7 +52,9 @@ void runfolder_choose(runfolder *f);
 int runfolder_write(runfolder *f, const char *name, const char *data,
                     size_t len, rb_err *e);
 
-/* Syncs the folder and renames it to its final name. */
+/* Syncs the folder and renames it to its final name, never over anything
+ * but the empty --out it was opened on. When the rename fails the
+ * temporary folder, whole, is kept (the error says where). */
 int runfolder_commit(runfolder *f, rb_err *e);
 
 /* Removes the temporary folder and the parents this run created, unless

@@ -14,20 +14,26 @@
 static int finish(session *s, const char *status, const char *error, rb_err *e);
 
 /* The watcher's way out: the documents as they are, marked interrupted,
- * and the folder into place. */
-static void rescue(void *ctx, int sig)
+ * the folder into place, and the document on stdout for --json. Returns
+ * the exit status: the signal's, or 2 when nothing could be kept. */
+static int rescue(void *ctx, int sig)
 {
     session *s = ctx;
-    (void)sig;
     progress_end();
     rb_err e;
-    if (finish(s, "interrupted", NULL, &e) == RB_OK)
-        fprintf(stderr,
-                "roofbench: interrupted: the finished parts are in %s, "
-                "marked interrupted\n",
-                session_dir(s));
-    else
+    if (finish(s, "interrupted", NULL, &e) != RB_OK) {
         fprintf(stderr, "roofbench: interrupted, and %s\n", e.msg);
+        return 2;
+    }
+    if (s->json && s->document) {
+        fputs(s->document, stdout);
+        fflush(stdout);
+    }
+    fprintf(stderr,
+            "roofbench: interrupted: what was finished is in %s, marked "
+            "interrupted\n",
+            session_dir(s));
+    return interrupt_exit_status(sig);
 }
 
 int session_open(session *s, const rb_machine *m, const char *command,
@@ -47,18 +53,22 @@ int session_open(session *s, const rb_machine *m, const char *command,
     json_object_set_new(s->context, "date", json_string(iso));
     if (settings)
         json_object_set_new(s->context, "settings", settings);
-    json_object_set_new(s->context, "run_folder", json_string(s->folder.final));
+    /* a name that is not UTF-8 is kept as printed */
+    json_t *dir = json_string(s->folder.final);
+    json_object_set_new(s->context, "run_folder",
+                        dir ? dir : json_string(s->folder.shown));
     rc = interrupt_install(rescue, s, e);
     if (rc)
         session_close(s);
     return rc;
 }
 
-void session_on_finish(session *s, session_writer w, void *ctx)
+void session_on_finish(session *s, session_writer w, void *ctx, int json)
 {
     interrupt_lock();
     s->write = w;
     s->write_ctx = ctx;
+    s->json = json;
     interrupt_unlock();
 }
 
@@ -76,7 +86,7 @@ int session_put(session *s, const char *name, const char *data, size_t len,
 
 const char *session_dir(const session *s)
 {
-    return s->folder.final;
+    return s->folder.shown;
 }
 
 static void set_ceilings(session *s, const char *source, json_t *doc)
@@ -226,28 +236,27 @@ int session_finish(session *s, const char *status, const char *error, rb_err *e)
 
 static int finish(session *s, const char *status, const char *error, rb_err *e)
 {
-    runfolder_choose(&s->folder);
     interrupt_lock();
-    json_object_set_new(s->context, "run_folder", json_string(s->folder.final));
     char lost[256] = "the measurement";
     int rc = s->write ? s->write(s, s->write_ctx, status, error, lost,
                                  sizeof(lost), e)
                       : rb_fail(e, RB_EINPUT, "no document to write");
     interrupt_unlock();
-    if (!rc)
-        rc = runfolder_commit(&s->folder, e);
     if (rc) {
+        /* a document could not be written (a full disk): no half folder */
         char msg[sizeof(e->msg)];
         snprintf(msg, sizeof(msg), "%.700s; nothing was kept (lost: %.200s)",
                  e->msg, lost);
         snprintf(e->msg, sizeof(e->msg), "%s", msg);
         runfolder_abandon(&s->folder);
+        return rc;
     }
-    return rc;
+    /* a failed rename keeps the whole folder under its temporary name */
+    return runfolder_commit(&s->folder, e);
 }
 
 int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
-                     int json, session_printer print, void *ctx, rb_err *e)
+                     session_printer print, void *ctx, rb_err *e)
 {
     const char *status = mrc           ? "failed"
                          : interrupted ? "interrupted"
@@ -256,9 +265,9 @@ int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
     progress_end();
     if (rc)
         return 2;
-    if (json && s->document)
+    if (s->json && s->document)
         fputs(s->document, stdout);
-    else if (!json)
+    else if (!s->json)
         print(s, ctx, status);
     if (mrc) {
         rb_fail(e, mrc, "%.800s (what was finished is in %s, marked failed)",
@@ -271,11 +280,21 @@ int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
                 session_dir(s));
         return interrupt_exit_status(interrupt_requested());
     }
+    if (interrupt_requested()) {
+        /* after measuring, while the documents and charts were written */
+        rb_fail(e, RB_EINPUT,
+                "interrupted while writing: the measurement is complete in "
+                "%s; a chart it stopped is noted there as not drawn",
+                session_dir(s));
+        return interrupt_exit_status(interrupt_requested());
+    }
     return 0;
 }
 
 void session_close(session *s)
 {
+    /* no rescue of a session that is gone (an early error ends it) */
+    interrupt_finish();
     runfolder_abandon(&s->folder);
     json_decref(s->context);
     s->context = NULL;

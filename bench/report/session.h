@@ -42,7 +42,8 @@ struct session {
     json_t *context;
     session_writer write;
     void *write_ctx;
-    char *document; /* the main document as written (--json)     */
+    char *document; /* the main document as written               */
+    int json;       /* --json: stdout gets the document           */
 };
 
 /* The folder (out, or results/runs/<host>-<stamp>), the context with the
@@ -51,8 +52,9 @@ struct session {
 int session_open(session *s, const rb_machine *m, const char *command,
                  const char *out, json_t *settings, rb_err *e);
 
-/* The writer session_finish and a rescue call. */
-void session_on_finish(session *s, session_writer w, void *ctx);
+/* The writer session_finish and a rescue call; with json, the main
+ * document it keeps (session_keep) goes to stdout instead of the text. */
+void session_on_finish(session *s, session_writer w, void *ctx, int json);
 
 /* The host roofline a command places its points on: from --ceilings FILE
  * (loaded and checked by session_roof_load before anything else runs), or
@@ -101,9 +103,10 @@ int session_finish(session *s, const char *status, const char *error,
  * signal. */
 typedef void (*session_printer)(session *s, void *ctx, const char *status);
 int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
-                     int json, session_printer print, void *ctx, rb_err *e);
+                     session_printer print, void *ctx, rb_err *e);
 
-/* Where the folder is (after session_finish: its final name). */
+/* Where the folder is (after session_finish: its final name), as printed:
+ * bytes that are not printable UTF-8 escaped. */
 const char *session_dir(const session *s);
 
 void session_close(session *s);
