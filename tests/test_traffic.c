@@ -220,6 +220,29 @@ static void test_counters(void)
 /* test_traffic: the model, the geometry and the counters;
  * test_traffic --cachegrind ROOFBENCH: cachegrind's counts (its own CTest
  * entry, skipped with 77 where valgrind is missing). */
+/* kernel minus set-up, per function: a loader function that missed once
+ * more in the set-up run counts 0, never -1 */
+static void test_subtract(void)
+{
+    static sim_counts with, base, own;
+    with.nfn = base.nfn = 2;
+    snprintf(with.fn[0].name, sizeof(with.fn[0].name), "matmul_row");
+    with.fn[0].d1 = 900, with.fn[0].ll = 800;
+    snprintf(with.fn[1].name, sizeof(with.fn[1].name), "do_lookup_x");
+    with.fn[1].d1 = 60, with.fn[1].ll = 2;
+    snprintf(base.fn[0].name, sizeof(base.fn[0].name), "do_lookup_x");
+    base.fn[0].d1 = 2, base.fn[0].ll = 3;
+    snprintf(base.fn[1].name, sizeof(base.fn[1].name), "main");
+    base.fn[1].d1 = 5, base.fn[1].ll = 1;
+    with.d1_misses = 1000, base.d1_misses = 100;
+    sim_subtract(&with, &base, &own);
+    CHECK(own.d1_misses == 900);
+    CHECK_INT(own.nfn, 2);
+    CHECK_STR_HAS(own.fn[0].name, "matmul_row");
+    CHECK(own.fn[0].ll == 800);
+    CHECK(own.fn[1].d1 == 58 && own.fn[1].ll == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--cachegrind") == 0) {
@@ -231,5 +254,6 @@ int main(int argc, char **argv)
     test_model();
     test_geometry();
     test_counters();
+    test_subtract();
     return check_status("test_traffic");
 }
