@@ -102,10 +102,9 @@ static inline pid_t start(const char *cwd, const char *const *args)
     return start_with(cwd, args, -1, NULL, NULL);
 }
 
-static inline void finish_at(pid_t pid, double t0, result *r)
+/* The result of a child that has ended with wait status st. */
+static inline void reaped(int st, double t0, result *r)
 {
-    int st = 0;
-    waitpid(pid, &st, 0);
     r->seconds = now_s() - t0;
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
     char path[512];
@@ -113,6 +112,13 @@ static inline void finish_at(pid_t pid, double t0, result *r)
     slurp(path, r->out, sizeof(r->out));
     out_path(path, sizeof(path), "stderr");
     slurp(path, r->err, sizeof(r->err));
+}
+
+static inline void finish_at(pid_t pid, double t0, result *r)
+{
+    int st = 0;
+    waitpid(pid, &st, 0);
+    reaped(st, t0, r);
 }
 
 static inline void finish(pid_t pid, result *r)
@@ -193,6 +199,28 @@ static inline int fixture_here(const char *fixture, const char *dst,
     const int rc = json_dump_file(doc, dst, JSON_INDENT(1));
     json_decref(doc);
     return rc;
+}
+
+/* The two recorded ceilings documents the probes pass as --ceilings, as
+ * if measured here, written into scratch (made here; outside workdir,
+ * which must stay empty after refused commands): fx1 the quick one-thread
+ * one, fx2 the run with teams of 1 and 2. Returns 0, or 1 after saying
+ * why. */
+static inline int probe_fixtures(char *scratch, char *fx1, char *fx2,
+                                 size_t len, const char *name)
+{
+    if (!mkdtemp(scratch)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(fx1, len, "%s/quick-1t.json", scratch);
+    snprintf(fx2, len, "%s/run-1t-2t.json", scratch);
+    if (fixture_here("ceilings-zen5-quick-1t.json", fx1, NULL) ||
+        fixture_here("ceilings-zen5-run-roofline.json", fx2, NULL)) {
+        fprintf(stderr, "%s: cannot prepare the fixtures\n", name);
+        return 1;
+    }
+    return 0;
 }
 
 static inline void remove_tree(const char *dir)

@@ -594,18 +594,8 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     char scratch[] = "/tmp/roofbench-probe-XXXXXX";
-    if (!mkdtemp(scratch)) {
-        perror("mkdtemp");
+    if (probe_fixtures(scratch, fx1, fx2, sizeof(fx1), "test_probe"))
         return 1;
-    }
-    /* outside workdir, which must stay empty after refused commands */
-    snprintf(fx1, sizeof(fx1), "%s/quick-1t.json", scratch);
-    snprintf(fx2, sizeof(fx2), "%s/run-1t-2t.json", scratch);
-    if (fixture_here("ceilings-zen5-quick-1t.json", fx1, NULL) ||
-        fixture_here("ceilings-zen5-run-roofline.json", fx2, NULL)) {
-        fprintf(stderr, "test_probe: cannot prepare the fixtures\n");
-        return 1;
-    }
     defect_injection();
     defect_nonfinite();
     defect_stdout();

@@ -71,20 +71,15 @@ static void child_env(void *ctx)
 static void run_env(const char *const *args, double seconds, result *r)
 {
     const pid_t pid = start_with(workdir, args, -1, child_env, NULL);
+    const double t0 = now_s();
     int st;
-    for (const double t0 = now_s(); now_s() - t0 < seconds; sleep_s(0.02))
+    for (; now_s() - t0 < seconds; sleep_s(0.02))
         if (waitpid(pid, &st, WNOHANG) == pid) {
-            /* finish_at reads the output; the child is already reaped */
-            r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
-            char p[512];
-            out_path(p, sizeof(p), "stdout");
-            slurp(p, r->out, sizeof(r->out));
-            out_path(p, sizeof(p), "stderr");
-            slurp(p, r->err, sizeof(r->err));
+            reaped(st, t0, r);
             return;
         }
     kill(pid, SIGKILL);
-    finish(pid, r);
+    finish_at(pid, t0, r);
 }
 
 /* A gnuplot that stands in for the real one: script is its body. */
@@ -426,17 +421,8 @@ int main(int argc, char **argv)
     const int rc = cli_setup(argc, argv, "test_probe_inputs");
     if (rc)
         return rc;
-    if (!mkdtemp(scratch)) {
-        perror("mkdtemp");
+    if (probe_fixtures(scratch, fx1, fx2, sizeof(fx1), "test_probe_inputs"))
         return 1;
-    }
-    snprintf(fx1, sizeof(fx1), "%s/quick-1t.json", scratch);
-    snprintf(fx2, sizeof(fx2), "%s/run-1t-2t.json", scratch);
-    if (fixture_here("ceilings-zen5-quick-1t.json", fx1, NULL) ||
-        fixture_here("ceilings-zen5-run-roofline.json", fx2, NULL)) {
-        fprintf(stderr, "test_probe_inputs: cannot prepare the fixtures\n");
-        return 1;
-    }
     defect_cases();
     defect_escapes();
     defect_profiles();

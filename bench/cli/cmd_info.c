@@ -44,14 +44,16 @@ static void print_bytes(double b)
         printf("%.0f KiB", b / (1 << 10));
 }
 
-static void print_text(json_t *doc)
+static const char *plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* host, cpu, isa, topology, caches, memory */
+static void print_machine(json_t *doc)
 {
     const json_t *cpu = json_object_get(doc, "cpu");
     const json_t *topo = json_object_get(doc, "topology");
-    const json_t *ob = json_object_get(doc, "openblas");
-    const json_t *ctr = json_object_get(doc, "counters");
-    const json_t *clk = json_object_get(doc, "clock");
-    const json_t *bld = json_object_get(doc, "build");
     const char *key;
     json_t *v;
 
@@ -81,13 +83,15 @@ static void print_text(json_t *doc)
         missing = 1;
     }
     printf("%s\n", missing ? "" : " none");
-    printf("%-12s %lld package(s), %lld NUMA node(s), %lld cores, %lld PUs "
+    const long long pk = json_integer_value(json_object_get(topo, "packages"));
+    const long long nn =
+        json_integer_value(json_object_get(topo, "numa_nodes"));
+    const long long co = json_integer_value(json_object_get(topo, "cores"));
+    const long long pu = json_integer_value(json_object_get(topo, "pus"));
+    printf("%-12s %lld package%s, %lld NUMA node%s, %lld core%s, %lld PU%s "
            "(%s)\n",
-           "topology", json_integer_value(json_object_get(topo, "packages")),
-           json_integer_value(json_object_get(topo, "numa_nodes")),
-           json_integer_value(json_object_get(topo, "cores")),
-           json_integer_value(json_object_get(topo, "pus")),
-           json_string_value(json_object_get(topo, "source")));
+           "topology", pk, plural(pk), nn, plural(nn), co, plural(co), pu,
+           plural(pu), json_string_value(json_object_get(topo, "source")));
     size_t i;
     json_array_foreach(json_object_get(topo, "caches"), i, v)
     {
@@ -107,6 +111,17 @@ static void print_text(json_t *doc)
     print_bytes((double)json_integer_value(
         json_object_get(topo, "memory_available_bytes")));
     printf(" available\n");
+}
+
+/* openblas, environment, counters, clock, kernels, build */
+static void print_software(json_t *doc)
+{
+    const json_t *ob = json_object_get(doc, "openblas");
+    const json_t *ctr = json_object_get(doc, "counters");
+    const json_t *clk = json_object_get(doc, "clock");
+    const json_t *bld = json_object_get(doc, "build");
+    const char *key;
+    json_t *v;
     printf("%-12s OpenBLAS %s, core %s, %s threading, %lld procs\n", "openblas",
            json_string_value(json_object_get(ob, "version")),
            json_string_value(json_object_get(ob, "corename")),
@@ -157,6 +172,12 @@ static void print_text(json_t *doc)
            json_string_value(json_object_get(bld, "compiler")),
            json_string_value(json_object_get(bld, "build_type")),
            json_string_value(json_object_get(bld, "c_flags")));
+}
+
+static void print_text(json_t *doc)
+{
+    print_machine(doc);
+    print_software(doc);
 }
 
 static int info_main(const rb_machine *m, const void *opts,
