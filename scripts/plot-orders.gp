@@ -17,11 +17,13 @@ add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
 charts = ""
 peaks = ""
 roofs = ""
+present = ""
 set table $discard
 plot "orders.csv" skip 1 using \
        (charts = strcol(10) eq "time" ? \
                  add_word(charts, strcol(1) . ":" . sprintf("%d", $2)) : \
-                 charts, 1):(1) with points
+                 charts, \
+        present = add_word(present, strcol(10)), 1):(1) with points
 plot "orders-roofline.csv" skip 1 using \
        (peaks = strcol(1) eq "peak" ? \
                 peaks . " " . strcol(2) . " " . sprintf("%.3f", $3) : peaks, \
@@ -32,6 +34,8 @@ unset table
 peak_of(d) = (words(peaks) >= 2 && word(peaks, 1) eq d) ? real(word(peaks, 2)) : \
              (words(peaks) >= 4 && word(peaks, 3) eq d) ? real(word(peaks, 4)) : 0
 sources = "model cachegrind counters"
+# a key entry only for a source that ran (an empty title has none)
+ran(s) = strstrt(" " . present . " ", " " . word(sources, s) . " ") > 0
 forms = "matmul_naive matmul_column matmul_row matmul_outer matmul_blocked matmul_openblas"
 label(k) = k eq "matmul_naive" ? "dot" : k eq "matmul_column" ? "column" : \
            k eq "matmul_row" ? "row" : k eq "matmul_outer" ? "outer" : \
@@ -62,10 +66,10 @@ do for [fmt in "png svg"] {
   set title "bytes filled into L1 (hollow, left) and the last level (filled, right), per source"
   plot for [s = 1:3] "orders.csv" \
          using (sel(0,0) && strcol(10) eq word(sources, s) && $11 > 0 ? idx(strcol(5)) - 0.4 + 0.12 * s : NaN):11 \
-         skip 1 with points pointtype (4 + 2 * s) pointsize 2 title word(sources, s) . " L1", \
+         skip 1 with points pointtype (4 + 2 * s) pointsize 2 title (ran(s) ? word(sources, s) . " L1" : ""), \
        for [s = 1:3] "orders.csv" \
          using (sel(0,0) && strcol(10) eq word(sources, s) && $12 > 0 ? idx(strcol(5)) + 0.02 + 0.12 * s : NaN):12 \
-         skip 1 with points pointtype (5 + 2 * s) pointsize 2 title word(sources, s) . " last level"
+         skip 1 with points pointtype (5 + 2 * s) pointsize 2 title (ran(s) ? word(sources, s) . " last level" : "")
   unset logscale y
   set ylabel "GFLOP/s"
   set title "measured GFLOP/s (minimum time)"
@@ -85,8 +89,10 @@ do for [fmt in "png svg"] {
   nroofs = words(roofs) / 2
   plot for [r = 1:nroofs] roof(x, real(word(roofs, 2 * r))) \
          title sprintf("%s %s GB/s", word(roofs, 2 * r - 1), word(roofs, 2 * r)) with lines, \
-       "orders.csv" using (sel(0,0) && strcol(10) eq "best" ? $14 : NaN):9:(label(strcol(5))) \
-         skip 1 with labels point pointtype 7 pointsize 1.5 offset 1,0.8 notitle
+       "orders.csv" using (sel(0,0) && strcol(10) eq "best" && idx(strcol(5)) % 2 == 0 ? $14 : NaN):9:(label(strcol(5))) \
+         skip 1 with labels point pointtype 7 pointsize 1.5 offset 1,0.8 notitle, \
+       "orders.csv" using (sel(0,0) && strcol(10) eq "best" && idx(strcol(5)) % 2 == 1 ? $14 : NaN):9:(label(strcol(5))) \
+         skip 1 with labels point pointtype 7 pointsize 1.5 offset 1,-0.8 notitle
   unset multiplot
 }
 }
