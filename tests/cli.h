@@ -201,28 +201,6 @@ static inline int fixture_here(const char *fixture, const char *dst,
     return rc;
 }
 
-/* The two recorded ceilings documents the probes pass as --ceilings, as
- * if measured here, written into scratch (made here; outside workdir,
- * which must stay empty after refused commands): fx1 the quick one-thread
- * one, fx2 the run with teams of 1 and 2. Returns 0, or 1 after saying
- * why. */
-static inline int probe_fixtures(char *scratch, char *fx1, char *fx2,
-                                 size_t len, const char *name)
-{
-    if (!mkdtemp(scratch)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    snprintf(fx1, len, "%s/quick-1t.json", scratch);
-    snprintf(fx2, len, "%s/run-1t-2t.json", scratch);
-    if (fixture_here("ceilings-zen5-quick-1t.json", fx1, NULL) ||
-        fixture_here("ceilings-zen5-run-roofline.json", fx2, NULL)) {
-        fprintf(stderr, "%s: cannot prepare the fixtures\n", name);
-        return 1;
-    }
-    return 0;
-}
-
 static inline void remove_tree(const char *dir)
 {
     char cmd[1300];

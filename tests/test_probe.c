@@ -8,42 +8,9 @@
 #include <signal.h>
 #include <sys/resource.h>
 
-#include "cli.h"
+#include "probe.h"
 
 static char fx1[700], fx2[700]; /* fixtures rewritten for this host */
-
-static int defect_failures;
-
-/* Each defect starts from an empty scratch folder: what an earlier one
- * left behind (an old binary's half folders) cannot count against it. */
-static void clean_workdir(void)
-{
-    DIR *d = opendir(workdir);
-    for (struct dirent *de; d && (de = readdir(d));) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        char p[1200];
-        snprintf(p, sizeof(p), "%s/%s", workdir, de->d_name);
-        remove_tree(p);
-    }
-    if (d)
-        closedir(d);
-}
-
-static void begin(const char *what)
-{
-    clean_workdir();
-    printf("defect %s\n", what);
-    fflush(stdout);
-    defect_failures = check_failures;
-}
-
-static void end(const char *what)
-{
-    printf("  %s: %s\n", what,
-           check_failures == defect_failures ? "fixed" : "PRESENT");
-    fflush(stdout);
-}
 
 /* The smallest measured run: `run --quick --kernel dot --dtype f64
  * --threads T --ceilings C [--out O]`, into args (13 slots, NULL ended). */
@@ -56,11 +23,6 @@ static void dot_args(const char **args, const char *threads,
         "--ceilings", ceilings,  out ? "--out" : NULL, out,
         NULL};
     memcpy(args, a, sizeof(a));
-}
-
-static void path_in(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", workdir, name);
 }
 
 /* ---- 1: no string from a file reaches gnuplot or a shell -------------- */

@@ -6,33 +6,10 @@
 #include <signal.h>
 #include <sys/resource.h>
 
-#include "cli.h"
+#include "probe.h"
 
 static char fx1[700], fx2[700]; /* fixtures rewritten for this host */
 static char scratch[] = "/tmp/roofbench-inputs-XXXXXX";
-
-static int defect_failures;
-
-static void begin(const char *what)
-{
-    remove_tree(workdir);
-    mkdir(workdir, 0755);
-    printf("defect %s\n", what);
-    fflush(stdout);
-    defect_failures = check_failures;
-}
-
-static void end(const char *what)
-{
-    printf("  %s: %s\n", what,
-           check_failures == defect_failures ? "fixed" : "PRESENT");
-    fflush(stdout);
-}
-
-static void path_in(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", workdir, name);
-}
 
 static void write_file(const char *path, const char *text)
 {
