@@ -34,6 +34,22 @@ static const flag_table info_table = {
     NULL,
     0};
 
+/* A field of the context document (NULL or 0 when it is absent). */
+static const char *str_at(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static long long int_at(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static double real_at(const json_t *o, const char *key)
+{
+    return json_real_value(json_object_get(o, key));
+}
+
 static void print_bytes(double b)
 {
     if (b >= 1 << 30)
@@ -57,14 +73,10 @@ static void print_machine(json_t *doc)
     const char *key;
     json_t *v;
 
-    printf("%-12s %s\n", "host",
-           json_string_value(json_object_get(doc, "host")));
+    printf("%-12s %s\n", "host", str_at(doc, "host"));
     printf("%-12s %s (%s family %lld model %lld stepping %lld)\n", "cpu",
-           json_string_value(json_object_get(cpu, "brand")),
-           json_string_value(json_object_get(cpu, "vendor")),
-           json_integer_value(json_object_get(cpu, "family")),
-           json_integer_value(json_object_get(cpu, "model")),
-           json_integer_value(json_object_get(cpu, "stepping")));
+           str_at(cpu, "brand"), str_at(cpu, "vendor"), int_at(cpu, "family"),
+           int_at(cpu, "model"), int_at(cpu, "stepping"));
     const json_t *hv = json_object_get(cpu, "hypervisor");
     printf("%-12s %s%s%s%s\n", "virtual",
            json_is_true(json_object_get(cpu, "virtual_machine")) ? "yes" : "no",
@@ -83,33 +95,27 @@ static void print_machine(json_t *doc)
         missing = 1;
     }
     printf("%s\n", missing ? "" : " none");
-    const long long pk = json_integer_value(json_object_get(topo, "packages"));
-    const long long nn =
-        json_integer_value(json_object_get(topo, "numa_nodes"));
-    const long long co = json_integer_value(json_object_get(topo, "cores"));
-    const long long pu = json_integer_value(json_object_get(topo, "pus"));
+    const long long pk = int_at(topo, "packages");
+    const long long nn = int_at(topo, "numa_nodes");
+    const long long co = int_at(topo, "cores");
+    const long long pu = int_at(topo, "pus");
     printf("%-12s %lld package%s, %lld NUMA node%s, %lld core%s, %lld PU%s "
            "(%s)\n",
            "topology", pk, plural(pk), nn, plural(nn), co, plural(co), pu,
-           plural(pu), json_string_value(json_object_get(topo, "source")));
+           plural(pu), str_at(topo, "source"));
     size_t i;
     json_array_foreach(json_object_get(topo, "caches"), i, v)
     {
-        printf("%-12s %s ", i == 0 ? "caches" : "",
-               json_string_value(json_object_get(v, "level")));
-        print_bytes(
-            (double)json_integer_value(json_object_get(v, "size_bytes")));
+        printf("%-12s %s ", i == 0 ? "caches" : "", str_at(v, "level"));
+        print_bytes((double)int_at(v, "size_bytes"));
         printf(" x %lld, %lld-byte lines, %lld-way (as reported)\n",
-               json_integer_value(json_object_get(v, "count")),
-               json_integer_value(json_object_get(v, "line_bytes")),
-               json_integer_value(json_object_get(v, "associativity")));
+               int_at(v, "count"), int_at(v, "line_bytes"),
+               int_at(v, "associativity"));
     }
     printf("%-12s ", "memory");
-    print_bytes((double)json_integer_value(
-        json_object_get(topo, "memory_total_bytes")));
+    print_bytes((double)int_at(topo, "memory_total_bytes"));
     printf(" total, ");
-    print_bytes((double)json_integer_value(
-        json_object_get(topo, "memory_available_bytes")));
+    print_bytes((double)int_at(topo, "memory_available_bytes"));
     printf(" available\n");
 }
 
@@ -123,11 +129,9 @@ static void print_software(json_t *doc)
     const char *key;
     json_t *v;
     printf("%-12s OpenBLAS %s, core %s, %s threading, %lld procs\n", "openblas",
-           json_string_value(json_object_get(ob, "version")),
-           json_string_value(json_object_get(ob, "corename")),
-           json_string_value(json_object_get(ob, "threading")),
-           json_integer_value(json_object_get(ob, "procs")));
-    printf("%-12s %s\n", "", json_string_value(json_object_get(ob, "config")));
+           str_at(ob, "version"), str_at(ob, "corename"),
+           str_at(ob, "threading"), int_at(ob, "procs"));
+    printf("%-12s %s\n", "", str_at(ob, "config"));
     printf("%-12s", "environment");
     json_object_foreach(json_object_get(doc, "environment"), key, v)
     {
@@ -139,39 +143,29 @@ static void print_software(json_t *doc)
     printf("\n");
     if (json_is_true(json_object_get(ctr, "usable")))
         printf("%-12s usable (PAPI %s, %s, %lld hardware counters)\n",
-               "counters",
-               json_string_value(json_object_get(ctr, "papi_version")),
-               json_string_value(json_object_get(ctr, "component")),
-               json_integer_value(json_object_get(ctr, "hardware_counters")));
+               "counters", str_at(ctr, "papi_version"),
+               str_at(ctr, "component"), int_at(ctr, "hardware_counters"));
     else
         printf("%-12s unavailable: %s (PAPI %s)\n", "counters",
-               json_string_value(json_object_get(ctr, "unavailable_reason")),
-               json_string_value(json_object_get(ctr, "papi_version")));
-    printf("%-12s %s, resolution %.3g s reported, %.3g s measured, %.3g s "
-           "per read\n",
-           "clock", json_string_value(json_object_get(clk, "source")),
-           json_real_value(json_object_get(clk, "resolution_reported_s")),
-           json_real_value(json_object_get(clk, "resolution_measured_s")),
-           json_real_value(json_object_get(clk, "read_overhead_s")));
+               str_at(ctr, "unavailable_reason"), str_at(ctr, "papi_version"));
+    printf(
+        "%-12s %s, resolution %.3g s reported, %.3g s measured, %.3g s "
+        "per read\n",
+        "clock", str_at(clk, "source"), real_at(clk, "resolution_reported_s"),
+        real_at(clk, "resolution_measured_s"), real_at(clk, "read_overhead_s"));
     const json_t *kn = json_object_get(doc, "kernels");
     const char *dk;
     json_t *dv;
     json_object_foreach(json_object_get(kn, "matmul_blocked"), dk, dv)
         printf("%-12s matmul_blocked %s: %s path, tile %lld x %lld, blocks "
                "KC %lld MC %lld NC %lld\n",
-               strcmp(dk, "f32") == 0 ? "kernels" : "", dk,
-               json_string_value(json_object_get(dv, "path")),
-               json_integer_value(json_object_get(dv, "mr")),
-               json_integer_value(json_object_get(dv, "nr")),
-               json_integer_value(json_object_get(dv, "kc")),
-               json_integer_value(json_object_get(dv, "mc")),
-               json_integer_value(json_object_get(dv, "nc")));
+               strcmp(dk, "f32") == 0 ? "kernels" : "", dk, str_at(dv, "path"),
+               int_at(dv, "mr"), int_at(dv, "nr"), int_at(dv, "kc"),
+               int_at(dv, "mc"), int_at(dv, "nc"));
     printf("%-12s roofbench %s (%s), %s, %s build, flags: %s\n", "build",
-           json_string_value(json_object_get(bld, "roofbench_version")),
-           json_string_value(json_object_get(bld, "git_revision")),
-           json_string_value(json_object_get(bld, "compiler")),
-           json_string_value(json_object_get(bld, "build_type")),
-           json_string_value(json_object_get(bld, "c_flags")));
+           str_at(bld, "roofbench_version"), str_at(bld, "git_revision"),
+           str_at(bld, "compiler"), str_at(bld, "build_type"),
+           str_at(bld, "c_flags"));
 }
 
 static void print_text(json_t *doc)
