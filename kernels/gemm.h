@@ -18,6 +18,22 @@ typedef void (*gemm_ukr_f64)(size_t kc, const double *restrict a,
                              const double *restrict b, double *restrict c,
                              size_t ldc, int accumulate);
 
+/* The skinny micro-kernel (gemm_skinny.c): C[0:rows, 0:SW] (+)=
+ * A[0:rows, 0:kb] W[0:kb, 0:SW] on the caller's row-major operands,
+ * nothing packed, rows at most GEMM_SKINNY_ROWS; with prefetch it asks for
+ * the W strip two strips to the right. */
+enum { GEMM_SKINNY_ROWS = 6 };
+typedef void (*gemm_skinny_f32)(size_t rows, size_t kb,
+                                const float *restrict a, size_t lda,
+                                const float *restrict w, size_t ldw,
+                                float *restrict c, size_t ldc, int accumulate,
+                                int prefetch);
+typedef void (*gemm_skinny_f64)(size_t rows, size_t kb,
+                                const double *restrict a, size_t lda,
+                                const double *restrict w, size_t ldw,
+                                double *restrict c, size_t ldc, int accumulate,
+                                int prefetch);
+
 typedef struct {
     const char *name;
     unsigned needs;          /* RB_ISA_* mask                        */
@@ -25,6 +41,9 @@ typedef struct {
     gemm_ukr_f32 f32;
     size_t mr64, nr64;       /* and for f64                          */
     gemm_ukr_f64 f64;
+    size_t sw32, sw64;       /* skinny strip width per dtype         */
+    gemm_skinny_f32 skinny32;
+    gemm_skinny_f64 skinny64;
 } gemm_path;
 
 /* Every path, fastest first; the last is portable C and always fits. */
@@ -55,5 +74,20 @@ void gemm_ukr_avx2_f32(size_t kc, const float *restrict a,
 void gemm_ukr_avx2_f64(size_t kc, const double *restrict a,
                        const double *restrict b, double *restrict c,
                        size_t ldc, int accumulate);
+
+#define GEMM_SKINNY_DECL(isa)                                                  \
+    void gemm_skinny_##isa##_f32(size_t rows, size_t kb,                       \
+                                 const float *restrict a, size_t lda,          \
+                                 const float *restrict w, size_t ldw,          \
+                                 float *restrict c, size_t ldc,                \
+                                 int accumulate, int prefetch);                \
+    void gemm_skinny_##isa##_f64(size_t rows, size_t kb,                       \
+                                 const double *restrict a, size_t lda,         \
+                                 const double *restrict w, size_t ldw,         \
+                                 double *restrict c, size_t ldc,               \
+                                 int accumulate, int prefetch);
+GEMM_SKINNY_DECL(avx512)
+GEMM_SKINNY_DECL(avx2)
+GEMM_SKINNY_DECL(portable)
 
 #endif

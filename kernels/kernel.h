@@ -124,6 +124,11 @@ typedef struct {
     size_t mr, nr;          /* register tile of C                       */
     size_t kc, mc, nc;      /* cache blocks: depth, rows, columns       */
     const char *why;        /* where the block sizes come from          */
+    /* the skinny path (rows of A at most skinny_max): no packing, C tile
+     * of up to 6 rows x sw columns, W read skb rows at a time, C in
+     * blocks of sc_bytes */
+    size_t skinny_max, sw, skb, sc_bytes;
+    const char *skinny_why;
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

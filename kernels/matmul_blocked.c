@@ -168,10 +168,141 @@ static void team_sync(const rb_team *t)
         t->barrier(t);
 }
 
+/* ---- the skinny path: few rows of A, W streamed once ------------------------ */
+
+/* C[0:rows, 0:cols] (+)= A[0:rows, 0:kb] W[0:kb, 0:cols], cols below the
+ * strip width: the right edge, in plain C. */
+static void skinny_edge(rb_dtype dt, size_t rows, size_t cols, size_t kb,
+                        const char *a, size_t lda, const char *w, size_t ldw,
+                        char *c, size_t ldc, int accumulate)
+{
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            double s = 0.0;
+            if (dt == RB_F64) {
+                const double *ai = (const double *)a + i * lda;
+                const double *wj = (const double *)w + j;
+                for (size_t k = 0; k < kb; k++)
+                    s += ai[k] * wj[k * ldw];
+                double *cij = (double *)c + i * ldc + j;
+                *cij = (accumulate ? *cij : 0.0) + s;
+            } else {
+                const float *ai = (const float *)a + i * lda;
+                const float *wj = (const float *)w + j;
+                float t = 0.0f;
+                for (size_t k = 0; k < kb; k++)
+                    t += ai[k] * wj[k * ldw];
+                float *cij = (float *)c + i * ldc + j;
+                *cij = (accumulate ? *cij : 0.0f) + t;
+            }
+        }
+}
+
+/* Rows [0, kb) of src (leading dimension ld) into dst, cols wide and
+ * contiguous: a block of W or of A, so that the reuse it gets from the
+ * row groups or the strips hits L1 and L2 lines that do not conflict (an
+ * unpacked block of rows 4 KiB apart maps to a handful of L1 sets). */
+static void pack_rows(size_t kb, size_t cols, const char *src, size_t ld,
+                      char *dst, size_t el, int prefetch)
+{
+    for (size_t k = 0; k < kb; k++) {
+        const char *row = src + k * ld * el;
+        /* the same rows two strips to the right, into L2 */
+        for (size_t o = 0; prefetch && o < cols * el; o += 64)
+            __builtin_prefetch(row + 2 * cols * el + o, 0, 2);
+        memcpy(dst + k * cols * el, row, cols * el);
+    }
+}
+
+static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
+                        const char *a, size_t lda, const char *w, size_t ldw,
+                        char *c, size_t ldc, int accumulate, int prefetch)
+{
+    if (dt == RB_F64)
+        cx->path->skinny64(h, kb, (const double *)a, lda, (const double *)w,
+                           ldw, (double *)c, ldc, accumulate, prefetch);
+    else
+        cx->path->skinny32(h, kb, (const float *)a, lda, (const float *)w,
+                           ldw, (float *)c, ldc, accumulate, prefetch);
+}
+
+/* For a product with few rows of A (N at most skinny_max), every element
+ * of W is used by only N FMAs: packing all of it in advance, as the packed
+ * path does, would move it three times for that little work. Instead each
+ * member takes an even share of the columns of C and W (in whole strips;
+ * no barrier: the shares are disjoint) and, for a block of C that fits in
+ * L2 (all N rows, as many columns as fit), walks W in blocks of skb rows:
+ * each strip of the block (skb x sw) is read from memory once, and the C
+ * tile (up to 6 rows x sw) stays in registers for the skb rank-1 updates.
+ * With a single row group (N at most 6) the strip is used once, straight
+ * from W, the next ones asked for ahead; with more, the strip is copied
+ * into a contiguous buffer in L1 for the row groups to share and the A
+ * block (N x skb) into one in L2 for the strips to share, both read at
+ * unit stride whatever the leading dimensions. W is read once per call. */
+static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
+{
+    const rb_blocking *bk = &cx->blk;
+    const rb_team *team = x->team;
+    const size_t el = rb_dtype_size(dt), sw = bk->sw, rows = GEMM_SKINNY_ROWS;
+    const char *const a = x->a, *const b = x->b;
+    char *const c = x->c;
+    const size_t strips = (x->m + sw - 1) / sw;
+    const size_t s0 = strips * (size_t)team->tid / (size_t)team->nthreads;
+    const size_t s1 = strips * (size_t)(team->tid + 1) / (size_t)team->nthreads;
+    const size_t j0 = min_sz(x->m, s0 * sw), j1 = min_sz(x->m, s1 * sw);
+    const int pack = x->n > rows;
+    char *const wbuf = team->own;                    /* skb x sw   */
+    char *const abuf = wbuf + bk->skb * sw * el;     /* N x skb    */
+    size_t jc = bk->sc_bytes / (x->n * el) / sw * sw;
+    if (jc < sw)
+        jc = sw;
+    for (size_t jb = j0; jb < j1; jb += jc) {
+        const size_t je = min_sz(j1, jb + jc);
+        for (size_t k0 = 0; k0 < x->p; k0 += bk->skb) {
+            const size_t kb = min_sz(bk->skb, x->p - k0);
+            if (pack)
+                for (size_t i = 0; i < x->n; i++)
+                    memcpy(abuf + i * kb * el, a + (i * x->lda + k0) * el,
+                           kb * el);
+            for (size_t j = jb; j < je; j += sw) {
+                const size_t w = min_sz(sw, je - j);
+                const char *wk = b + (k0 * x->ldb + j) * el;
+                size_t ldw = x->ldb;
+                if (pack && w == sw) {
+                    pack_rows(kb, sw, wk, x->ldb, wbuf, el,
+                              j + 3 * sw <= je);
+                    wk = wbuf;
+                    ldw = sw;
+                }
+                for (size_t i0 = 0; i0 < x->n; i0 += rows) {
+                    const size_t h = min_sz(rows, x->n - i0);
+                    const char *ai = pack ? abuf + i0 * kb * el
+                                          : a + (i0 * x->lda + k0) * el;
+                    const size_t lda = pack ? kb : x->lda;
+                    char *ci = c + (i0 * x->ldc + j) * el;
+                    if (w < sw)
+                        skinny_edge(dt, h, w, kb, ai, lda, wk, ldw, ci,
+                                    x->ldc, k0 > 0);
+                    else
+                        skinny_tile(dt, cx, h, kb, ai, lda, wk, ldw, ci,
+                                    x->ldc, k0 > 0,
+                                    !pack && j + 3 * sw <= je);
+                }
+            }
+        }
+    }
+}
+
+/* ---- the packed path ----------------------------------------------------- */
+
 static void blocked(const rb_operands *x, rb_dtype dt)
 {
     gemm_cntx cx;
     gemm_cntx_of(dt, &cx);
+    if (x->n <= cx.blk.skinny_max) {
+        skinny(x, dt, &cx);
+        return;
+    }
     const rb_blocking bk = cx.blk;
     const gemm_path *path = cx.path;
     const rb_team *team = x->team;
@@ -241,4 +372,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
+    /* the skinny path: a W strip block and the A block of all N rows */
+    const size_t skinny = (bk.skb * bk.sw + s.n * bk.skb) * el;
+    if (s.n <= bk.skinny_max && skinny > *own)
+        *own = skinny;
 }

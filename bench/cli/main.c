@@ -24,6 +24,8 @@ static const struct {
      "measure this machine's roofs: clock, peak FLOP/s, bandwidth per level"},
     {"orders", &cmd_orders,
      "four orders, same FLOPs: time and traffic of each matmul form"},
+    {"sweep", &cmd_sweep,
+     "batch sweep: [B,P] x [P,M] crossing the ridge, per memory level"},
     {"profiles", &cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
     {"model", &cmd_model,

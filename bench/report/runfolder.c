@@ -23,6 +23,9 @@ const char *const runfolder_names[] = {
     /* orders */
     "orders.json", "orders.csv", "orders-roofline.csv", "plot-orders.gp",
     "orders-*.png", "orders-*.svg",
+    /* sweep */
+    "sweep.json", "sweep.csv", "sweep-samples.csv", "sweep-roofs.csv",
+    "sweep-knees.csv", "plot-sweep.gp", "sweep.png", "sweep.svg",
     /* gnuplot's log, cachegrind's output while a form is simulated */
     "plot.log", "cachegrind.*", NULL};
 

@@ -1,0 +1,447 @@
+/* roofbench sweep: [B,P] x [P,M] over a grid of batch sizes B, with the
+ * weights in a chosen memory level, every point verified and timed; the
+ * knees of each curve beside the ridge the host roofline predicts, the
+ * knees of two levels beside their bandwidths, and the reference
+ * profiles' thresholds. */
+#include <hwloc.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "flags.h"
+#include "host.h"
+#include "interrupt.h"
+#include "parse.h"
+#include "profile.h"
+#include "report_sweep.h"
+#include "session.h"
+#include "sweep.h"
+#include "sweeprun.h"
+#include "timer.h"
+
+typedef struct {
+    const char *batch, *weights, *kernel, *dtype, *threads, *profile,
+        *profiles, *openblas, *ceilings, *out;
+    uint64_t p, m, samples, seed;
+    double min_time;
+    int quick, json;
+} sweep_opts;
+
+#define OFF(f) offsetof(sweep_opts, f)
+
+static const flag_spec sweep_flags[] = {
+    {.name = "batch",
+     .meta = "RANGE",
+     .type = FLAG_TEXT,
+     .off = OFF(batch),
+     .def = "1:128",
+     .def_quick = "1:16",
+     .help = "batch sizes B: LO:HI (2^k and 3 x 2^(k-1) between: 1, 2, 3, "
+             "4, 6, 8, 12, ...), LO:HI:xF (geometric), LO:HI:+S "
+             "(arithmetic) or a list 1,5,7"},
+    {.name = "weights",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(weights),
+     .def = "L2,DRAM",
+     .def_quick = "L2",
+     .help = "memory levels the weight matrix [P,M] should sit in (L1, L2, "
+             "L3, DRAM): P = M is chosen per level, dtype and thread count "
+             "from the host roofline's plateaus"},
+    {.name = "p",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(p),
+     .cmin = 1,
+     .cmax = UINT32_MAX,
+     .help = "the contraction size P, instead of --weights (M defaults to "
+             "it)"},
+    {.name = "m",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(m),
+     .cmin = 1,
+     .cmax = UINT32_MAX,
+     .help = "the output columns M, instead of --weights (P defaults to "
+             "it)"},
+    {.name = "kernel",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(kernel),
+     .def = "matmul_blocked,matmul_openblas,batched",
+     .help = "matmul kernels (roofbench list; matmul: all of them) and the "
+             "contrast batched (bp,bpm->bm, every row its own [P,M] matrix, "
+             "run while its working set fits a quarter of the memory "
+             "available, at most 4 GB)"},
+    FLAG_DTYPE(sweep_opts, dtype, "f32,f64"),
+    FLAG_THREADS(sweep_opts, threads,
+                 "thread counts, each 1 to the number of cores; one thread "
+                 "per core, pinned"),
+    FLAG_MIN_TIME(sweep_opts, min_time, "0.01", "0.002", 1e-4,
+                  "seconds one sample must last"),
+    FLAG_SAMPLES(sweep_opts, samples, "5", "3", 100000,
+                 "timed samples per point, at least 3"),
+    FLAG_SEED(sweep_opts, seed),
+    FLAG_QUICK(sweep_opts, quick,
+               "batch 1:16, L2-resident weights, short samples"),
+    {.name = "profile",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(profile),
+     .def = "host,tpu-v5e,h100-sxm",
+     .help = "reference profiles whose predicted threshold B is printed and "
+             "drawn, each as a fraction of its own peak (host: this "
+             "machine's measured roofline)"},
+    FLAG_PROFILES(sweep_opts, profiles),
+    {.name = "openblas",
+     .meta = "CORE",
+     .type = FLAG_TEXT,
+     .off = OFF(openblas),
+     .def = "env",
+     .help = "env: OpenBLAS as the environment leaves it; best: with "
+             "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that it picks "
+             "its own core for this CPU (the sweep starts again without "
+             "them)"},
+    FLAG_CEILINGS(sweep_opts, ceilings,
+                  "the host roofline from an earlier `roofbench ceilings` "
+                  "(its ceilings.json); without it, sweep measures the roofs "
+                  "it needs first (peak, read bandwidth per level)"),
+    FLAG_OUT(sweep_opts, out),
+    FLAG_JSON(sweep_opts, json,
+              "print the sweep document on stdout instead of the tables"),
+};
+
+static const flag_table sweep_table = {
+    "sweep",
+    "usage: roofbench sweep [options]",
+    "Batch size is the lever: [B,P] x [P,M] does 2BPM FLOPs on s(BP + PM + "
+    "BM) bytes,\nso its intensity grows with B while the weights dominate, "
+    "and it turns\ncompute-bound once B passes the ridge. For each weight "
+    "level, dtype, thread\ncount and B this verifies and times every kernel "
+    "(the harness of roofbench run),\nplaces each point on the host "
+    "roofline, and finds each curve's knees: the B\nat which it reaches 50% "
+    "and 90% of its plateau, beside the B where the roof\nturns "
+    "compute-bound (exact bytes). Writes sweep.json (every sample), "
+    "sweep.csv,\nsweep-samples.csv and a chart (sweep.png, sweep.svg) to a "
+    "new run folder.",
+    sweep_flags,
+    sizeof(sweep_flags) / sizeof(sweep_flags[0]),
+    "Sizes take K, M, G suffixes (x1024). The default takes about a minute "
+    "and a half\non two cores (--quick: seconds). Exit status: 0 success, 1 "
+    "a kernel failed\nverification, 2 bad input or an unusable environment, "
+    "130 or 143 after SIGINT\nor SIGTERM (the finished points are kept).",
+    0};
+
+/* ---- the plan -------------------------------------------------------------- */
+
+static const char *const level_names[] = {"L1", "L2", "L3", "DRAM"};
+static const hwloc_obj_type_t level_cache[] = {
+    HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_MACHINE};
+
+/* --weights: names this machine has (per hwloc), before anything runs. */
+static int plan_levels(const rb_machine *m, const sweep_opts *o,
+                       const flag_seen *seen, sweep_plan *plan, rb_err *e)
+{
+    const int given = o->p || o->m;
+    if (given && flags_given(&sweep_table, seen, "weights"))
+        return rb_fail(e, RB_EINPUT,
+                       "--weights and --p/--m both given: choose one");
+    if (given) {
+        sweep_weights *w = &plan->levels[0];
+        snprintf(w->name, sizeof(w->name), "given");
+        for (int d = 0; d < RB_NDTYPES; d++)
+            for (int t = 0; t < HARNESS_MAX_THREADS; t++) {
+                w->p[d][t] = o->p ? o->p : o->m;
+                w->m[d][t] = o->m ? o->m : o->p;
+            }
+        plan->nlevels = 1;
+        return RB_OK;
+    }
+    char buf[128], *items[SWEEP_MAX_LEVELS + 1];
+    const int k = parse_list("--weights", o->weights, buf, sizeof(buf), items,
+                             SWEEP_MAX_LEVELS + 1, e);
+    if (k < 0)
+        return RB_EINPUT;
+    for (int i = 0; i < k; i++) {
+        int which = -1;
+        for (int j = 0; j < 4; j++)
+            if (strcmp(items[i], level_names[j]) == 0)
+                which = j;
+        if (which < 0)
+            return rb_fail(e, RB_EINPUT,
+                           "--weights '%s': unknown level (L1, L2, L3 or DRAM)",
+                           items[i]);
+        if (level_cache[which] != HWLOC_OBJ_MACHINE &&
+            hwloc_get_nbobjs_by_type(m->topo, level_cache[which]) <= 0)
+            return rb_fail(e, RB_EINPUT,
+                           "--weights %s: this machine has no %s cache (hwloc)",
+                           items[i], items[i]);
+        snprintf(plan->levels[i].name, sizeof(plan->levels[i].name), "%s",
+                 items[i]);
+    }
+    plan->nlevels = k;
+    return RB_OK;
+}
+
+static int make_plan(const rb_machine *m, const sweep_opts *o,
+                     const flag_seen *seen, sweep_plan *plan, rb_err *e)
+{
+    memset(plan, 0, sizeof(*plan));
+    char threads[32];
+    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1", m->ncores);
+    plan->samples = (int)o->samples;
+    plan->seed = o->seed;
+    plan->min_time = o->min_time;
+    plan->verify_rows = 3;
+    const uint64_t avail = host_mem_available();
+    plan->batched_budget = avail / 4 < 4000000000ull ? avail / 4 : 4000000000ull;
+    int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);
+    if (!rc)
+        rc = flags_kernels("--kernel", o->kernel,
+                           (1u << RB_OP_MATMUL) | (1u << RB_OP_BATCHED),
+                           "sweep takes matmul kernels and batched", 0,
+                           plan->kernels, &plan->nkernels, SWEEP_MAX_KERNELS,
+                           e);
+    for (size_t i = 0; !rc && i < plan->nkernels; i++)
+        if (plan->kernels[i]->op == RB_OP_BATCHED &&
+            strcmp(plan->kernels[i]->name, "batched") != 0)
+            rc = rb_fail(e, RB_EINPUT,
+                         "--kernel %s: the contrast is batched (bp,bpm->bm); "
+                         "sweep takes matmul kernels and batched",
+                         plan->kernels[i]->name);
+    if (!rc)
+        rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes, e);
+    if (!rc)
+        rc = parse_threads("--threads", o->threads ? o->threads : threads,
+                           m->ncores, plan->threads, HARNESS_MAX_THREADS,
+                           &plan->nthreads, e);
+    if (!rc)
+        rc = plan_levels(m, o, seen, plan, e);
+    if (!rc && strcmp(o->openblas, "env") != 0 &&
+        strcmp(o->openblas, "best") != 0)
+        rc = rb_fail(e, RB_EINPUT, "--openblas '%s': env or best", o->openblas);
+    timer_info clk;
+    timer_probe(&clk);
+    if (!rc && plan->min_time < 1000.0 * clk.measured_s)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--min-time %g: below 1000 steps of this clock (%g s "
+                     "each)",
+                     plan->min_time, clk.measured_s);
+    return rc;
+}
+
+/* P = M per level, dtype and team from the roofline; then every point
+ * checked against the memory. */
+static int size_levels(const roofline *roof, sweep_plan *plan, rb_err *e)
+{
+    for (int l = 0; l < plan->nlevels; l++) {
+        sweep_weights *w = &plan->levels[l];
+        if (strcmp(w->name, "given") == 0)
+            continue;
+        for (int d = 0; d < plan->ndtypes; d++)
+            for (int t = 0; t < plan->nthreads; t++) {
+                const roof_team *team = sweep_team(roof, plan->threads[t]);
+                char why[160];
+                uint64_t side;
+                if (!team)
+                    return rb_fail(e, RB_EINPUT,
+                                   "--ceilings: no roofline for %d thread%s",
+                                   plan->threads[t],
+                                   rb_plural(plan->threads[t]));
+                if (sweep_weights_side(team, w->name,
+                                       (unsigned)rb_dtype_size(plan->dtypes[d]),
+                                       &side, why, sizeof(why)))
+                    return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
+                                   why);
+                w->p[d][t] = w->m[d][t] = side;
+            }
+    }
+    return sweep_check_plan(plan, host_mem_available(), e);
+}
+
+/* --openblas best: the same command again without the two variables that
+ * steer OpenBLAS's choice of core (it reads them when it loads). */
+static int openblas_best(const sweep_opts *o, const flag_seen *seen, rb_err *e)
+{
+    if (strcmp(o->openblas, "best") != 0 ||
+        (!getenv("OPENBLAS_CORETYPE") && !getenv("OPENBLAS_L2_SIZE")))
+        return RB_OK;
+    unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("OPENBLAS_L2_SIZE");
+    char *argv[FLAGS_MAX * 2 + 4];
+    int n = 0;
+    argv[n++] = "roofbench";
+    for (int i = 0; i < seen->argc && n < (int)(sizeof(argv) / sizeof(*argv)) - 1;
+         i++)
+        argv[n++] = seen->argv[i];
+    argv[n] = NULL;
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    return rb_fail(e, RB_EINPUT,
+                   "--openblas best: cannot start again without "
+                   "OPENBLAS_CORETYPE: %s",
+                   "execv /proc/self/exe failed");
+}
+
+static int load_profiles(const sweep_opts *o, profile *out, int *n,
+                         int *want_host, rb_err *e)
+{
+    char buf[512], *items[SWEEP_MAX_PROFILES];
+    const int k = parse_list("--profile", o->profile, buf, sizeof(buf), items,
+                             SWEEP_MAX_PROFILES, e);
+    if (k < 0)
+        return RB_EINPUT;
+    const char *dir = profile_dir(o->profiles);
+    *n = 0;
+    *want_host = -1;
+    for (int i = 0; i < k; i++) {
+        if (strcmp(items[i], "host") == 0) {
+            *want_host = *n;
+            memset(&out[(*n)++], 0, sizeof(*out));
+            continue;
+        }
+        if (profile_load(dir, items[i], &out[(*n)++], e))
+            return RB_EINPUT;
+    }
+    return RB_OK;
+}
+
+static json_t *settings_json(const sweep_plan *plan, const sweep_opts *o,
+                             int argc, char **argv)
+{
+    json_t *dtypes = json_array(), *threads = json_array(),
+           *kernels = json_array(), *batch = json_array();
+    for (int d = 0; d < plan->ndtypes; d++)
+        json_array_append_new(dtypes,
+                              json_string(rb_dtype_name(plan->dtypes[d])));
+    for (int t = 0; t < plan->nthreads; t++)
+        json_array_append_new(threads, json_integer(plan->threads[t]));
+    for (size_t k = 0; k < plan->nkernels; k++)
+        json_array_append_new(kernels, json_string(plan->kernels[k]->name));
+    for (size_t i = 0; i < plan->nbatch; i++)
+        json_array_append_new(batch, json_integer((json_int_t)plan->batch[i]));
+    return json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:f, s:i, s:I, s:I, s:s, s:s, s:s}",
+        "command", flags_command_json("sweep", argc, argv), "kernels", kernels,
+        "dtypes", dtypes, "threads", threads, "batch", batch, "min_time_s",
+        plan->min_time, "samples", plan->samples, "seed",
+        (json_int_t)plan->seed, "verify_rows", (json_int_t)plan->verify_rows,
+        "openblas", o->openblas, "time_unit", "seconds per call", "rates",
+        "analytic FLOPs and compulsory bytes divided by the minimum (best) or "
+        "median time");
+}
+
+/* ---- the measurement and its documents ------------------------------------- */
+
+typedef struct {
+    sweep_plan plan;
+    sweep_result res;
+    session_roof roof;
+    profile profiles[SWEEP_MAX_PROFILES];
+    int nprofiles, host_profile;
+    char chart[512];
+} sweep_state;
+
+static sweep_doc doc_of(const sweep_state *st, const session *s,
+                        const char *status, const char *error)
+{
+    return (sweep_doc){.context = s->context,
+                       .plan = &st->plan,
+                       .res = &st->res,
+                       .roof = st->roof.ready ? &st->roof.roof : NULL,
+                       .profiles = st->profiles,
+                       .nprofiles = st->roof.ready || st->host_profile < 0
+                                        ? st->nprofiles
+                                        : 0,
+                       .status = status,
+                       .error = error};
+}
+
+static int write_sweep(session *s, void *ctx, const char *status,
+                       const char *error, char *lost, size_t lostlen, rb_err *e)
+{
+    sweep_state *st = ctx;
+    snprintf(lost, lostlen, "the %zu measured point%s", st->res.npoints,
+             rb_plural((long long)st->res.npoints));
+    const sweep_doc d = doc_of(st, s, status, error);
+    sweep_analysis a;
+    char *json = NULL;
+    int rc = report_sweep_analyse(&d, &a, e);
+    if (!rc)
+        rc = report_sweep_write(&s->folder, &d, &a, &json, st->chart,
+                                sizeof(st->chart), e);
+    report_sweep_analysis_free(&a);
+    session_keep(s, json);
+    return rc;
+}
+
+static void print_sweep(session *s, void *ctx, const char *status)
+{
+    const sweep_state *st = ctx;
+    const sweep_doc d = doc_of(st, s, status, NULL);
+    sweep_analysis a;
+    rb_err e;
+    if (report_sweep_analyse(&d, &a, &e) == RB_OK)
+        report_sweep_text(&d, &a, session_dir(s), st->chart, stdout);
+    report_sweep_analysis_free(&a);
+}
+
+static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
+                   const flag_seen *seen, rb_err *e)
+{
+    session s;
+    if (session_open(&s, m, "sweep", o->out,
+                     settings_json(&st->plan, o, seen->argc, seen->argv), e))
+        return 2;
+    session_on_finish(&s, write_sweep, st, o->json);
+    int interrupted = 0;
+    int rc = session_roofline(&s, &st->roof, st->plan.threads,
+                              st->plan.nthreads, st->plan.dtypes,
+                              st->plan.ndtypes, &interrupted, e);
+    if (!rc && !interrupted)
+        rc = size_levels(&st->roof.roof, &st->plan, e);
+    if (!rc && !interrupted && st->host_profile >= 0)
+        rc = roofline_to_profile(&st->roof.roof,
+                                 &st->profiles[st->host_profile], e);
+    rb_err run_err = {""};
+    int run_rc = RB_OK;
+    if (!rc && !interrupted)
+        run_rc = sweep_run(m->topo, &st->plan, &st->roof.roof, &st->res,
+                           &run_err);
+    rc = rc ? rb_exit_status(rc)
+            : session_conclude(&s, run_rc, &run_err,
+                               interrupted || st->res.interrupted, print_sweep,
+                               st, e);
+    session_close(&s);
+    return rc;
+}
+
+static int sweep_main(const rb_machine *m, const void *opts,
+                      const flag_seen *seen, rb_err *e)
+{
+    const sweep_opts *o = opts;
+    static sweep_state state; /* too large for the stack */
+    sweep_state *st = &state;
+    int rc = make_plan(m, o, seen, &st->plan, e);
+    if (!rc)
+        rc = load_profiles(o, st->profiles, &st->nprofiles, &st->host_profile,
+                           e);
+    if (!rc)
+        rc = session_roof_load(m, o->ceilings, &st->roof, e);
+    /* sizes known now (--p/--m, or a loaded roofline) are checked before
+     * any work; measured roofs are checked as soon as they are known */
+    if (!rc && (o->ceilings || strcmp(st->plan.levels[0].name, "given") == 0))
+        rc = o->ceilings ? size_levels(&st->roof.roof, &st->plan, e)
+                         : sweep_check_plan(&st->plan, host_mem_available(), e);
+    if (!rc)
+        rc = openblas_best(o, seen, e);
+    rc = rc ? 2 : measure(m, st, o, seen, e);
+    sweep_result_free(&st->res);
+    session_roof_free(&st->roof);
+    return rc;
+}
+
+const cmd_spec cmd_sweep = {&sweep_table, sizeof(sweep_opts), sweep_main};

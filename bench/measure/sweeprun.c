@@ -1,0 +1,217 @@
+#include "sweeprun.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interrupt.h"
+#include "progress.h"
+#include "timer.h"
+
+static rb_shape shape_of(const sweep_plan *plan, int level, int d, int t,
+                         uint64_t b)
+{
+    const sweep_weights *w = &plan->levels[level];
+    return (rb_shape){(size_t)b, (size_t)w->p[d][t], (size_t)w->m[d][t]};
+}
+
+int sweep_point_bytes(const sweep_plan *plan, const rb_kernel *k, int level,
+                      int d, int t, uint64_t b, uint64_t *bytes)
+{
+    const rb_shape s = shape_of(plan, level, d, t, b);
+    const rb_dtype dt = plan->dtypes[d];
+    if (harness_problem_bytes(k->op, s, dt, plan->threads[t],
+                              plan->verify_rows, bytes))
+        return -1;
+    if (k->workspace) {
+        size_t shared, own;
+        k->workspace(s, dt, plan->threads[t], &shared, &own);
+        *bytes += shared + (uint64_t)own * (uint64_t)plan->threads[t];
+    }
+    return 0;
+}
+
+/* The harness plan of one point: the kernels that run there (the contrast
+ * while it fits its budget), one dtype, one team. Returns how many. */
+static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
+                         uint64_t b, harness_plan *hp)
+{
+    memset(hp, 0, sizeof(*hp));
+    const rb_shape s = shape_of(plan, level, d, t, b);
+    for (size_t i = 0; i < plan->nkernels; i++) {
+        const rb_kernel *k = plan->kernels[i];
+        uint64_t need;
+        if (k->op == RB_OP_BATCHED &&
+            (sweep_point_bytes(plan, k, level, d, t, b, &need) ||
+             need > plan->batched_budget))
+            continue;
+        hp->kernels[hp->nkernels++] = k;
+    }
+    hp->dtypes[0] = plan->dtypes[d];
+    hp->ndtypes = 1;
+    hp->threads[0] = plan->threads[t];
+    hp->nthreads = 1;
+    for (int op = 0; op < RB_NOPS; op++) {
+        hp->shape[op] = s;
+        snprintf(hp->shape_source[op], sizeof(hp->shape_source[op]),
+                 "%s weights, B = %llu: shape %zu,%zu,%zu",
+                 plan->levels[level].name, (unsigned long long)b, s.n, s.p,
+                 s.m);
+    }
+    hp->min_time = plan->min_time;
+    hp->samples = plan->samples;
+    hp->seed = plan->seed;
+    hp->verify_rows = plan->verify_rows;
+    return hp->nkernels;
+}
+
+int sweep_check_plan(const sweep_plan *plan, uint64_t mem_available, rb_err *e)
+{
+    for (int l = 0; l < plan->nlevels; l++)
+        for (int d = 0; d < plan->ndtypes; d++)
+            for (int t = 0; t < plan->nthreads; t++) {
+                harness_plan hp;
+                const uint64_t b = plan->batch[plan->nbatch - 1];
+                if (point_plan(plan, l, d, t, b, &hp) == 0)
+                    return rb_fail(e, RB_EINPUT,
+                                   "--kernel: nothing fits at B = %llu",
+                                   (unsigned long long)b);
+                if (harness_check_plan(&hp, mem_available, e))
+                    return RB_EINPUT;
+            }
+    return RB_OK;
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+typedef struct {
+    sweep_result *res;
+    int level;
+    uint64_t b;
+    int failed; /* out of memory for a point */
+} point_ctx;
+
+/* Called by the harness under interrupt_lock(): the point joins the
+ * result there, so a rescue sees it. */
+static void on_row(const harness_row *row, void *arg)
+{
+    point_ctx *pc = arg;
+    sweep_result *r = pc->res;
+    if (r->npoints == r->cap) {
+        const size_t cap = r->cap ? 2 * r->cap : 64;
+        sweep_point *p = realloc(r->points, cap * sizeof(*p));
+        if (!p) {
+            free(row->samples);
+            pc->failed = 1;
+            return;
+        }
+        r->points = p;
+        r->cap = cap;
+    }
+    r->points[r->npoints++] =
+        (sweep_point){.level = pc->level, .b = pc->b, .row = *row};
+}
+
+/* A rough cost of a point in seconds, for the estimate of what is left:
+ * each kernel at its roofline bound (or 10 GFLOP/s without one) for the
+ * calls of a row (warm-up, two checks, the samples), plus set-up. */
+static double point_cost(const sweep_plan *plan, const roofline *roof,
+                         const harness_plan *hp)
+{
+    double s = 0.05;
+    for (size_t i = 0; i < hp->nkernels; i++) {
+        rb_counts c;
+        const rb_kernel *k = hp->kernels[i];
+        if (k->counts(hp->shape[k->op], rb_dtype_size(hp->dtypes[0]), &c))
+            continue;
+        roof_bound bd;
+        char why[128];
+        double rate = 10.0;
+        if (roof && roofline_bound(roof, hp->threads[0], hp->dtypes[0],
+                                   c.flops, c.bytes, 0.0, &bd, why,
+                                   sizeof(why)) == 0)
+            rate = bd.attainable_gflops / 2.0;
+        const double call = (double)c.flops / (rate * 1e9);
+        s += (call > plan->min_time ? call : plan->min_time) *
+                 (plan->samples + 4) +
+             (double)c.bytes * 1e-9; /* filling and the reference */
+    }
+    return s;
+}
+
+static void say_point(const sweep_result *res, size_t first, size_t i,
+                      size_t total, double elapsed, double left)
+{
+    char rates[512] = "";
+    for (size_t j = first; j < res->npoints; j++) {
+        const harness_row *r = &res->points[j].row;
+        snprintf(rates + strlen(rates), sizeof(rates) - strlen(rates),
+                 "%s%s %.2f", j > first ? ", " : "", r->kernel->name,
+                 harness_row_gflops(r));
+    }
+    const sweep_point *p = &res->points[first];
+    progress_say("point %zu/%zu  %s %d thread%s B=%llu P=%zu M=%zu: %s "
+                 "GFLOP/s  (%.0f s, about %.0f s left)",
+                 i, total, rb_dtype_name(p->row.dtype), p->row.threads,
+                 rb_plural(p->row.threads), (unsigned long long)p->b,
+                 p->row.shape.p, p->row.shape.m, rates, elapsed, left);
+}
+
+int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
+              const roofline *roof, sweep_result *res, rb_err *e)
+{
+    const size_t total = (size_t)plan->nlevels * (size_t)plan->ndtypes *
+                         (size_t)plan->nthreads * plan->nbatch;
+    double all = 0.0, done = 0.0;
+    harness_plan hp;
+    for (int l = 0; l < plan->nlevels; l++)
+        for (int d = 0; d < plan->ndtypes; d++)
+            for (int t = 0; t < plan->nthreads; t++)
+                for (size_t i = 0; i < plan->nbatch; i++) {
+                    point_plan(plan, l, d, t, plan->batch[i], &hp);
+                    all += point_cost(plan, roof, &hp);
+                }
+    const double t0 = timer_now();
+    size_t index = 0;
+    int rc = RB_OK;
+    for (int l = 0; l < plan->nlevels && !rc; l++)
+        for (int d = 0; d < plan->ndtypes && !rc; d++)
+            for (int t = 0; t < plan->nthreads && !rc; t++)
+                for (size_t i = 0; i < plan->nbatch && !rc; i++) {
+                    if (interrupt_requested())
+                        goto out;
+                    const uint64_t b = plan->batch[i];
+                    const size_t n = point_plan(plan, l, d, t, b, &hp);
+                    interrupt_lock();
+                    res->skipped_batched += plan->nkernels - n;
+                    const size_t first = res->npoints;
+                    interrupt_unlock();
+                    point_ctx pc = {res, l, b, 0};
+                    harness_result hr = {0};
+                    rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
+                    free(hr.rows); /* the samples now belong to res */
+                    if (!rc && pc.failed)
+                        rc = rb_fail(e, RB_EINPUT,
+                                     "out of memory for the sweep's points");
+                    if (rc || hr.interrupted)
+                        goto out;
+                    done += point_cost(plan, roof, &hp);
+                    const double el = timer_now() - t0;
+                    say_point(res, first, ++index, total, el,
+                              done > 0.0 ? el * (all - done) / done : 0.0);
+                }
+out:
+    interrupt_lock();
+    res->interrupted = interrupt_requested() != 0;
+    interrupt_unlock();
+    return rc;
+}
+
+void sweep_result_free(sweep_result *res)
+{
+    for (size_t i = 0; i < res->npoints; i++)
+        free(res->points[i].row.samples);
+    free(res->points);
+    memset(res, 0, sizeof(*res));
+}

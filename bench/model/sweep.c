@@ -1,0 +1,209 @@
+#include "sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+
+const double sweep_knee_frac[SWEEP_KNEES] = {0.5, 0.9};
+
+/* ---- the grid -------------------------------------------------------------- */
+
+static int push(const char *flag, const char *s, uint64_t *out, size_t *n,
+                uint64_t b, rb_err *e)
+{
+    if (*n > 0 && out[*n - 1] == b)
+        return RB_OK;
+    if (*n == SWEEP_MAX_POINTS)
+        return rb_fail(e, RB_EINPUT, "%s '%s': more than %d batch sizes", flag,
+                       s, SWEEP_MAX_POINTS);
+    out[(*n)++] = b;
+    return RB_OK;
+}
+
+static int grid_list(const char *flag, const char *s, uint64_t *out,
+                     size_t *n, rb_err *e)
+{
+    char buf[1024], *items[SWEEP_MAX_POINTS + 1];
+    const int k = parse_list(flag, s, buf, sizeof(buf), items,
+                             SWEEP_MAX_POINTS + 1, e);
+    if (k < 0)
+        return RB_EINPUT;
+    if (k > SWEEP_MAX_POINTS)
+        return rb_fail(e, RB_EINPUT, "%s '%s': more than %d batch sizes", flag,
+                       s, SWEEP_MAX_POINTS);
+    for (int i = 0; i < k; i++) {
+        uint64_t b;
+        if (parse_count(flag, items[i], 1, UINT32_MAX, &b, e))
+            return RB_EINPUT;
+        if (*n > 0 && b <= out[*n - 1])
+            return rb_fail(e, RB_EINPUT,
+                           "%s '%s': %s after %llu: sizes must ascend", flag,
+                           s, items[i], (unsigned long long)out[*n - 1]);
+        out[(*n)++] = b;
+    }
+    return RB_OK;
+}
+
+/* The step of "LO:HI:STEP": 'x' and a real factor, or '+' and a count. */
+static int grid_step(const char *flag, const char *s, const char *step,
+                     int *geometric, double *factor, uint64_t *add, rb_err *e)
+{
+    *geometric = step[0] == 'x';
+    if (step[0] == 'x') {
+        if (parse_real(flag, step + 1, 0.0, 1e6, NULL, factor, e))
+            return RB_EINPUT;
+        if (*factor <= 1.0)
+            return rb_fail(e, RB_EINPUT,
+                           "%s '%s': step x%s does not advance (the factor must "
+                           "be above 1)",
+                           flag, s, step + 1);
+        return RB_OK;
+    }
+    if (step[0] == '+') {
+        if (parse_count(flag, step + 1, 0, UINT32_MAX, add, e))
+            return RB_EINPUT;
+        if (*add == 0)
+            return rb_fail(e, RB_EINPUT,
+                           "%s '%s': step +0 does not advance", flag, s);
+        return RB_OK;
+    }
+    return rb_fail(e, RB_EINPUT,
+                   "%s '%s': step '%s' is neither xFACTOR nor +COUNT", flag, s,
+                   step);
+}
+
+int sweep_grid_parse(const char *flag, const char *s, uint64_t *out, size_t *n,
+                     rb_err *e)
+{
+    *n = 0;
+    if (!s || !*s)
+        return rb_fail(e, RB_EINPUT, "%s '': no batch size", flag);
+    if (!strchr(s, ':'))
+        return grid_list(flag, s, out, n, e);
+    char range[128];
+    const char *second = strchr(strchr(s, ':') + 1, ':');
+    const size_t len = second ? (size_t)(second - s) : strlen(s);
+    if (len >= sizeof(range))
+        return rb_fail(e, RB_EINPUT, "%s: value too long", flag);
+    memcpy(range, s, len);
+    range[len] = '\0';
+    uint64_t lo, hi;
+    if (parse_range(flag, range, 1, UINT32_MAX, &lo, &hi, e))
+        return RB_EINPUT;
+    int geometric = 0;
+    double factor = 0.0;
+    uint64_t add = 0;
+    if (second &&
+        grid_step(flag, s, second + 1, &geometric, &factor, &add, e))
+        return RB_EINPUT;
+    if (!second) { /* 2^k and 3 x 2^(k-1): 1, 2, 3, 4, 6, 8, 12, ... */
+        int rc = push(flag, s, out, n, lo, e);
+        for (uint64_t p = 1; !rc && p < hi; p *= 2) {
+            if (p > lo)
+                rc = push(flag, s, out, n, p, e);
+            const uint64_t mid = p + p / 2;
+            if (!rc && p >= 2 && mid > lo && mid < hi)
+                rc = push(flag, s, out, n, mid, e);
+            if (p > hi / 2)
+                break;
+        }
+        return rc ? rc : push(flag, s, out, n, hi, e);
+    }
+    int rc = RB_OK;
+    for (uint64_t b = lo; !rc && b <= hi;) {
+        rc = push(flag, s, out, n, b, e);
+        uint64_t next = geometric ? (uint64_t)ceil((double)b * factor) : b + add;
+        if (next <= b)
+            next = b + 1;
+        b = next;
+    }
+    return rc;
+}
+
+/* ---- the roof -------------------------------------------------------------- */
+
+double sweep_ridge_batch(uint64_t p, uint64_t m, unsigned el, double peak,
+                         double bw)
+{
+    const double pm = (double)p * (double)m, s = (double)el;
+    const double den = 2.0 * pm * bw - s * peak * ((double)p + (double)m);
+    return den > 0.0 ? s * peak * pm / den : INFINITY;
+}
+
+/* ---- the knee -------------------------------------------------------------- */
+
+int sweep_knee_find(const double *b, const double *g, size_t n,
+                    sweep_knee *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (n == 0)
+        return -1;
+    size_t top = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(g[i] > 0.0) || !(b[i] > 0.0))
+            return -1;
+        if (g[i] > g[top])
+            top = i;
+    }
+    out->plateau = g[top];
+    out->plateau_batch = b[top];
+    out->plateau_at_end = n > 1 && top == n - 1;
+    for (int k = 0; k < SWEEP_KNEES; k++) {
+        const double want = sweep_knee_frac[k] * out->plateau;
+        size_t i = 0;
+        while (g[i] < want)
+            i++; /* ends at top at the latest */
+        if (i == 0) {
+            out->knee[k] = b[0];
+            out->at_first[k] = 1;
+            continue;
+        }
+        const double t = (log(want) - log(g[i - 1])) / (log(g[i]) - log(g[i - 1]));
+        out->knee[k] = exp(log(b[i - 1]) + t * (log(b[i]) - log(b[i - 1])));
+    }
+    return 0;
+}
+
+/* ---- the weights' level ---------------------------------------------------- */
+
+const roof_team *sweep_team(const roofline *r, int threads)
+{
+    for (size_t i = 0; i < r->nteams; i++)
+        if (r->teams[i].threads == threads)
+            return &r->teams[i];
+    return NULL;
+}
+
+const roof_level *sweep_level(const roof_team *t, const char *name)
+{
+    for (size_t l = 0; l < t->nlevels; l++)
+        if (strcmp(t->levels[l].name, name) == 0)
+            return &t->levels[l];
+    return NULL;
+}
+
+int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
+                       uint64_t *side, char *why, size_t whylen)
+{
+    const roof_level *lv = sweep_level(t, name);
+    if (!lv) {
+        char have[96] = "";
+        for (size_t l = 0; l < t->nlevels; l++)
+            snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+                     l ? ", " : "", t->levels[l].name);
+        snprintf(why, whylen, "no %s plateau in the %d-thread roofline (it has %s)",
+                 name, t->threads, t->nlevels ? have : "none");
+        return -1;
+    }
+    const double bytes = strcmp(name, "DRAM") == 0
+                             ? lv->starts_bytes
+                             : sqrt(lv->starts_bytes * lv->ends_bytes);
+    uint64_t s = (uint64_t)(sqrt(bytes / el) / 64.0 + 0.5) * 64;
+    if (strcmp(name, "DRAM") == 0)
+        while ((double)s * (double)s * el < bytes)
+            s += 64;
+    *side = s < 64 ? 64 : s;
+    return 0;
+}

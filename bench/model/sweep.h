@@ -1,0 +1,75 @@
+/* The batch sweep's arithmetic, without measuring anything: the grid of
+ * batch sizes, the size of the weights that sits in a memory level, the
+ * batch at which [B,P] x [P,M] turns compute-bound on a roof (exact bytes),
+ * and the knee of a measured curve.
+ *
+ * [B,P] x [P,M] does 2BPM FLOPs on s(BP + PM + BM) bytes: while the
+ * weights (PM) dominate, the intensity is about 2B/s FLOP per byte, so the
+ * product crosses the ridge point (peak / bandwidth) near B = s x ridge / 2;
+ * the exact crossing counts every byte. */
+#ifndef ROOFBENCH_SWEEP_H
+#define ROOFBENCH_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "roofline.h"
+
+enum { SWEEP_MAX_POINTS = 64 };
+
+/* --batch: "LO:HI" (the sizes 2^k and 3 x 2^k between, LO and HI
+ * included: 1, 2, 3, 4, 6, 8, 12, ...), "LO:HI:xF" (geometric, each size
+ * F times the last rounded up, at least one more), "LO:HI:+S"
+ * (arithmetic), or a list "1,5,7" (ascending). Sizes at least 1 with K, M
+ * suffixes; an empty or inverted range, a step that does not advance (F
+ * at most 1, S = 0), or more than SWEEP_MAX_POINTS sizes is an error
+ * naming the value. */
+int sweep_grid_parse(const char *flag, const char *s, uint64_t *out, size_t *n,
+                     rb_err *e);
+
+/* The batch size from which min(peak, I(B) x bw) is peak for
+ * [B,P] x [P,M] in elements of el bytes (I(B) = 2BPM / el(BP + PM + BM)),
+ * with peak in GFLOP/s and bw in GB/s: el peak PM / (2 PM bw - el peak
+ * (P + M)), or INFINITY when the intensity never reaches peak / bw. With
+ * peak = f x plateau it is where the roof reaches f of that plateau. */
+double sweep_ridge_batch(uint64_t p, uint64_t m, unsigned el, double peak,
+                         double bw);
+
+/* The knee of a measured curve (b ascending, g GFLOP/s): the plateau is
+ * the largest rate; knee[i] the batch at which the curve first reaches
+ * frac[i] of it, interpolated on log-log axes between the two grid points
+ * around the crossing. at_first[i]: already reached at the first point
+ * (the knee is at or below it); plateau_at_end: the largest rate is the
+ * last point's, so the plateau may lie beyond the grid. */
+enum { SWEEP_KNEES = 2 }; /* 50% and 90% */
+extern const double sweep_knee_frac[SWEEP_KNEES];
+
+typedef struct {
+    double plateau;
+    double plateau_batch;
+    double knee[SWEEP_KNEES];
+    int at_first[SWEEP_KNEES];
+    int plateau_at_end;
+} sweep_knee;
+
+/* Returns 0, or -1 when there is no point or a rate is not positive. */
+int sweep_knee_find(const double *b, const double *g, size_t n,
+                    sweep_knee *out);
+
+/* The side P = M of a square weight matrix of el-byte elements that sits
+ * in level `name` of the team's roofline: the geometric middle of the
+ * level's plateau (working set of all threads), or the plateau's start for
+ * DRAM (the smallest size that is DRAM-resident), rounded to a multiple of
+ * 64 (at least 64). Returns 0, or -1 with why ("no L3 plateau in the
+ * 2-thread roofline (it has L1, L2, DRAM)"). */
+int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
+                       uint64_t *side, char *why, size_t whylen);
+
+/* The level called name in team t, or NULL. */
+const roof_level *sweep_level(const roof_team *t, const char *name);
+
+/* The team of a roofline with this many threads, or NULL. */
+const roof_team *sweep_team(const roofline *r, int threads);
+
+#endif

@@ -1,0 +1,693 @@
+#include "report_sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "jdoc.h"
+#include "plot.h"
+#include "report_run.h"
+
+/* ---- the analysis ---------------------------------------------------------- */
+
+static int index_of_dtype(const sweep_plan *plan, rb_dtype dt)
+{
+    for (int d = 0; d < plan->ndtypes; d++)
+        if (plan->dtypes[d] == dt)
+            return d;
+    return 0;
+}
+
+static int index_of_threads(const sweep_plan *plan, int threads)
+{
+    for (int t = 0; t < plan->nthreads; t++)
+        if (plan->threads[t] == threads)
+            return t;
+    return 0;
+}
+
+/* The bandwidth of the level the weights sit in: the named plateau, or for
+ * weights given by size the level the curve puts them in. */
+static void weights_roof(const sweep_doc *doc, sweep_curve *c)
+{
+    const sweep_plan *plan = doc->plan;
+    const rb_dtype dt = plan->dtypes[c->d];
+    const int threads = plan->threads[c->t];
+    const roof_team *team = doc->roof ? sweep_team(doc->roof, threads) : NULL;
+    if (!team || team->peak_gflops[dt] <= 0.0)
+        return;
+    const roof_level *lv = sweep_level(team, plan->levels[c->level].name);
+    roof_bound b;
+    char why[128];
+    const double wbytes = (double)c->p * (double)c->m * rb_dtype_size(dt);
+    if (lv) {
+        c->bw = lv->gbs;
+        snprintf(c->bw_level, sizeof(c->bw_level), "%s", lv->name);
+    } else if (roofline_bound(doc->roof, threads, dt, 1, (uint64_t)wbytes, 0.0,
+                              &b, why, sizeof(why)) == 0) {
+        c->bw = b.level.gbs;
+        snprintf(c->bw_level, sizeof(c->bw_level), "%s", b.level.name);
+    } else {
+        return;
+    }
+    c->peak = team->peak_gflops[dt];
+    c->has_roof = 1;
+    c->ridge_b = sweep_ridge_batch(c->p, c->m, (unsigned)rb_dtype_size(dt),
+                                   c->peak, c->bw);
+}
+
+static sweep_curve *curve_for(sweep_analysis *a, const sweep_doc *doc,
+                              const sweep_point *p)
+{
+    const int d = index_of_dtype(doc->plan, p->row.dtype);
+    const int t = index_of_threads(doc->plan, p->row.threads);
+    for (size_t i = 0; i < a->ncurves; i++) {
+        sweep_curve *c = &a->curves[i];
+        if (c->level == p->level && c->d == d && c->t == t &&
+            c->kernel == p->row.kernel)
+            return c;
+    }
+    sweep_curve *c = &a->curves[a->ncurves++];
+    memset(c, 0, sizeof(*c));
+    c->level = p->level;
+    c->d = d;
+    c->t = t;
+    c->kernel = p->row.kernel;
+    c->p = p->row.shape.p;
+    c->m = p->row.shape.m;
+    weights_roof(doc, c);
+    return c;
+}
+
+int report_sweep_analyse(const sweep_doc *doc, sweep_analysis *a, rb_err *e)
+{
+    memset(a, 0, sizeof(*a));
+    const sweep_result *res = doc->res;
+    a->curves = calloc(res->npoints ? res->npoints : 1, sizeof(*a->curves));
+    if (!a->curves)
+        return rb_fail(e, RB_EINPUT, "out of memory for the sweep's curves");
+    for (size_t i = 0; i < res->npoints; i++) {
+        sweep_curve *c = curve_for(a, doc, &res->points[i]);
+        if (c->n < SWEEP_MAX_POINTS)
+            c->idx[c->n++] = i;
+    }
+    for (size_t i = 0; i < a->ncurves; i++) {
+        sweep_curve *c = &a->curves[i];
+        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
+        for (size_t j = 0; j < c->n; j++) {
+            const sweep_point *p = &res->points[c->idx[j]];
+            b[j] = (double)p->b;
+            g[j] = harness_row_gflops(&p->row);
+        }
+        c->has_knee = c->n >= 2 && sweep_knee_find(b, g, c->n, &c->knee) == 0;
+    }
+    return RB_OK;
+}
+
+void report_sweep_analysis_free(sweep_analysis *a)
+{
+    free(a->curves);
+    memset(a, 0, sizeof(*a));
+}
+
+/* The curve of the same kernel, dtype and team at the level with the
+ * lowest bandwidth (where the weights stream from farthest), or NULL. */
+static const sweep_curve *slowest_of(const sweep_analysis *a,
+                                     const sweep_curve *c)
+{
+    const sweep_curve *best = NULL;
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *o = &a->curves[i];
+        if (o->d == c->d && o->t == c->t && o->kernel == c->kernel &&
+            o->has_roof && o->has_knee && (!best || o->bw < best->bw))
+            best = o;
+    }
+    return best;
+}
+
+/* The predicted threshold of a profile at the sweep's largest weights
+ * (first dtype, largest team). */
+typedef struct {
+    const profile *p;
+    pdtype dt;
+    double exact, weights_only; /* batch sizes */
+    uint64_t pp, mm;
+} prediction;
+
+static void predict(const sweep_doc *doc, int i, prediction *out)
+{
+    const profile *p = &doc->profiles[i];
+    const sweep_plan *plan = doc->plan;
+    out->p = p;
+    out->dt = p->headline;
+    out->pp = out->mm = 0;
+    for (int l = 0; l < plan->nlevels; l++) /* the largest weights */
+        if (plan->levels[l].p[0][plan->nthreads - 1] *
+                plan->levels[l].m[0][plan->nthreads - 1] >
+            out->pp * out->mm) {
+            out->pp = plan->levels[l].p[0][plan->nthreads - 1];
+            out->mm = plan->levels[l].m[0][plan->nthreads - 1];
+        }
+    const unsigned el = pdtype_size(p->headline);
+    const double peak = p->peak[p->headline], bw = p->mem_bw;
+    out->exact = sweep_ridge_batch(out->pp, out->mm, el, peak, bw);
+    out->weights_only = el * peak / (2.0 * bw);
+}
+
+/* Fraction of peak a profile attains at batch b with its own roofline. */
+static double profile_fraction(const prediction *pr, double b)
+{
+    const double el = pdtype_size(pr->dt), p = (double)pr->pp,
+                 m = (double)pr->mm;
+    const double intensity = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
+    const double f = intensity * pr->p->mem_bw / pr->p->peak[pr->dt];
+    return f < 1.0 ? f : 1.0;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_t *weights_json(jdoc *jd, const sweep_plan *plan)
+{
+    json_t *arr = json_array();
+    for (int l = 0; l < plan->nlevels; l++) {
+        json_t *sizes = json_array();
+        for (int d = 0; d < plan->ndtypes; d++)
+            for (int t = 0; t < plan->nthreads; t++) {
+                const uint64_t p = plan->levels[l].p[d][t],
+                               m = plan->levels[l].m[d][t];
+                jd_push(jd, sizes, "sizes",
+                        jd_pack(jd, "{s:s, s:i, s:I, s:I, s:I}", "dtype",
+                                rb_dtype_name(plan->dtypes[d]), "threads",
+                                plan->threads[t], "p", (json_int_t)p, "m",
+                                (json_int_t)m, "weight_bytes",
+                                (json_int_t)(p * m *
+                                             rb_dtype_size(plan->dtypes[d]))));
+            }
+        jd_push(jd, arr, "weights",
+                jd_pack(jd, "{s:s, s:o}", "level", plan->levels[l].name,
+                        "sizes", sizes));
+    }
+    return arr;
+}
+
+static json_t *knee_json(jdoc *jd, const sweep_curve *c, int k)
+{
+    if (!c->has_knee)
+        return json_null();
+    return jd_pack(jd, "{s:f, s:o, s:b}", "fraction_of_plateau",
+                   sweep_knee_frac[k], "batch", jd_num(c->knee.knee[k]),
+                   "at_or_below_first_point", c->knee.at_first[k]);
+}
+
+static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *a,
+                          const sweep_curve *c)
+{
+    const sweep_plan *plan = doc->plan;
+    json_t *o = jd_pack(
+        jd, "{s:s, s:s, s:i, s:s, s:I, s:I, s:I}", "weights",
+        plan->levels[c->level].name, "dtype", rb_dtype_name(plan->dtypes[c->d]),
+        "threads", plan->threads[c->t], "kernel", c->kernel->name, "p",
+        (json_int_t)c->p, "m", (json_int_t)c->m, "points", (json_int_t)c->n);
+    if (c->has_knee) {
+        jd_set(jd, o, "plateau_gflops", jd_num(c->knee.plateau));
+        jd_set(jd, o, "plateau_batch", jd_num(c->knee.plateau_batch));
+        jd_set(jd, o, "plateau_at_last_point",
+               json_boolean(c->knee.plateau_at_end));
+    }
+    jd_set(jd, o, "knee50", knee_json(jd, c, 0));
+    jd_set(jd, o, "knee90", knee_json(jd, c, 1));
+    if (c->has_roof) {
+        jd_set(jd, o, "predicted",
+               jd_pack(jd, "{s:s, s:o, s:o, s:o, s:s}", "weights_level",
+                       c->bw_level, "weights_gbs", jd_num(c->bw),
+                       "peak_gflops", jd_num(c->peak), "ridge_batch",
+                       jd_num(c->ridge_b), "how",
+                       "B where min(peak, 2BPM / s(BP + PM + BM) x bandwidth) "
+                       "reaches peak: exact bytes"));
+        if (c->has_knee && isfinite(c->ridge_b))
+            jd_set(jd, o, "knee50_over_ridge",
+                   jd_num(c->knee.knee[0] / c->ridge_b));
+    }
+    const sweep_curve *s = slowest_of(a, c);
+    if (s && s != c && c->has_roof && c->has_knee && s->bw > 0.0)
+        jd_set(jd, o, "against_slowest_level",
+               jd_pack(jd, "{s:s, s:o, s:o, s:o}", "level",
+                       plan->levels[s->level].name, "knee50_ratio",
+                       jd_num(c->knee.knee[0] / s->knee.knee[0]),
+                       "bandwidth_ratio", jd_num(s->bw / c->bw),
+                       "knee_ratio_over_bandwidth_ratio",
+                       jd_num(c->knee.knee[0] / s->knee.knee[0] /
+                              (s->bw / c->bw))));
+    return o;
+}
+
+static json_t *predictions_json(jdoc *jd, const sweep_doc *doc)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < doc->nprofiles; i++) {
+        prediction pr;
+        predict(doc, i, &pr);
+        jd_push(jd, arr, "predictions",
+                jd_pack(jd, "{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o}",
+                        "profile", pr.p->id, "name", pr.p->name, "dtype",
+                        pdtype_name(pr.dt), "peak_flops",
+                        jd_num(pr.p->peak[pr.dt]), "bandwidth_bytes_per_s",
+                        jd_num(pr.p->mem_bw), "p", (json_int_t)pr.pp, "m",
+                        (json_int_t)pr.mm, "threshold_batch", jd_num(pr.exact),
+                        "threshold_batch_weights_only",
+                        jd_num(pr.weights_only)));
+    }
+    return arr;
+}
+
+static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
+                        rb_err *e)
+{
+    jdoc jd = {0};
+    json_t *points = json_array();
+    for (size_t i = 0; i < doc->res->npoints; i++) {
+        const sweep_point *p = &doc->res->points[i];
+        json_t *row = report_run_row_json(&jd, &p->row, doc->roof);
+        jd_set(&jd, row, "weights", json_string(doc->plan->levels[p->level].name));
+        jd_set(&jd, row, "batch", json_integer((json_int_t)p->b));
+        jd_push(&jd, points, "points", row);
+    }
+    json_t *curves = json_array();
+    for (size_t i = 0; i < a->ncurves; i++)
+        jd_push(&jd, curves, "curves", curve_json(&jd, doc, a, &a->curves[i]));
+    json_t *batch = json_array();
+    for (size_t i = 0; i < doc->plan->nbatch; i++)
+        jd_push(&jd, batch, "batch", json_integer((json_int_t)doc->plan->batch[i]));
+    json_t *root = jd_pack(
+        &jd, "{s:s, s:i, s:s, s:s?, s:O, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}}",
+        "schema", "roofbench.sweep", "schema_version", SWEEP_SCHEMA_VERSION,
+        "status", doc->status, "error", doc->error, "context", doc->context,
+        "batch", batch, "weights", weights_json(&jd, doc->plan), "points",
+        points, "curves", curves, "predictions", predictions_json(&jd, doc),
+        "contrast", "budget_bytes", (json_int_t)doc->plan->batched_budget,
+        "points_left_out", (json_int_t)doc->res->skipped_batched);
+    return jd_text(&jd, root, "sweep.json", 17, e);
+}
+
+/* ---- CSV ------------------------------------------------------------------- */
+
+static double frac_of(double x, double peak)
+{
+    return peak > 0.0 ? x / peak : NAN;
+}
+
+static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
+                      const sweep_point *p)
+{
+    const harness_row *r = &p->row;
+    const int d = index_of_dtype(doc->plan, r->dtype),
+              t = index_of_threads(doc->plan, r->threads);
+    double peak = 0.0;
+    for (size_t i = 0; i < a->ncurves; i++)
+        if (a->curves[i].level == p->level && a->curves[i].d == d &&
+            a->curves[i].t == t && a->curves[i].has_roof)
+            peak = a->curves[i].peak;
+    const double best = harness_row_gflops(r),
+                 med = (double)r->counts.flops / r->time.median / 1e9;
+    csv_str(c, doc->plan->levels[p->level].name);
+    csv_int(c, r->shape.p);
+    csv_int(c, r->shape.m);
+    csv_str(c, r->kernel->name);
+    csv_str(c, rb_dtype_name(r->dtype));
+    csv_int(c, (unsigned long long)r->threads);
+    csv_int(c, p->b);
+    csv_int(c, r->counts.flops);
+    csv_int(c, r->counts.bytes);
+    csv_num(c, "%.9g", (double)r->counts.flops / (double)r->counts.bytes);
+    csv_int(c, (unsigned long long)r->nsamples);
+    csv_num(c, "%.9g", r->time.min);
+    csv_num(c, "%.9g", r->time.median);
+    csv_num(c, "%.6g", r->time.median / r->time.min - 1.0);
+    csv_num(c, "%.6g", best);
+    csv_num(c, "%.6g", med);
+    csv_num(c, "%.6g", frac_of(best, peak));
+    csv_num(c, "%.6g", frac_of(med, peak));
+    roof_bound b;
+    char why[256];
+    if (doc->roof && roofline_bound(doc->roof, r->threads, r->dtype,
+                                    r->counts.flops, r->counts.bytes, best, &b,
+                                    why, sizeof(why)) == 0) {
+        csv_str(c, b.level.name);
+        csv_num(c, "%.6g", b.attainable_gflops);
+        csv_num(c, "%.4g", b.fraction);
+    } else {
+        csv_empty(c);
+        csv_empty(c);
+        csv_empty(c);
+    }
+    csv_end(c);
+}
+
+static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
+{
+    csv c = {0};
+    csv_header(&c, "weights,p,m,kernel,dtype,threads,batch,flops,bytes,"
+                   "intensity,samples,time_min_s,time_median_s,spread,"
+                   "gflops_best,gflops_median,peak_fraction_best,"
+                   "peak_fraction_median,roof_level,roof_gflops,roof_fraction");
+    for (size_t i = 0; i < doc->res->npoints; i++)
+        point_csv(&c, doc, a, &doc->res->points[i]);
+    return sb_take(&c.sb);
+}
+
+static char *samples_csv(const sweep_doc *doc)
+{
+    csv c = {0};
+    csv_header(&c, "weights,kernel,dtype,threads,batch,sample,seconds_per_call");
+    for (size_t i = 0; i < doc->res->npoints; i++) {
+        const sweep_point *p = &doc->res->points[i];
+        for (int s = 0; s < p->row.nsamples; s++) {
+            csv_str(&c, doc->plan->levels[p->level].name);
+            csv_str(&c, p->row.kernel->name);
+            csv_str(&c, rb_dtype_name(p->row.dtype));
+            csv_int(&c, (unsigned long long)p->row.threads);
+            csv_int(&c, p->b);
+            csv_int(&c, (unsigned long long)s);
+            csv_num(&c, "%.9g", p->row.samples[s]);
+            csv_end(&c);
+        }
+    }
+    return sb_take(&c.sb);
+}
+
+/* The chart's lines: each level's host roof and each profile's, as
+ * fractions of peak, eight points an octave over the grid. */
+static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
+{
+    csv c = {0};
+    csv_header(&c, "source,dtype,threads,weights,batch,peak_fraction");
+    const double lo = (double)doc->plan->batch[0],
+                 hi = (double)doc->plan->batch[doc->plan->nbatch - 1];
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *cv = &a->curves[i];
+        int first = 1; /* one roof per level, dtype and team */
+        for (size_t j = 0; j < i; j++)
+            if (a->curves[j].level == cv->level && a->curves[j].d == cv->d &&
+                a->curves[j].t == cv->t)
+                first = 0;
+        if (!first || !cv->has_roof)
+            continue;
+        const double el = (double)rb_dtype_size(doc->plan->dtypes[cv->d]);
+        for (double b = lo; b <= hi * 1.0001; b *= pow(2.0, 0.125)) {
+            const double p = (double)cv->p, m = (double)cv->m;
+            const double in = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
+            csv_str(&c, "host");
+            csv_str(&c, rb_dtype_name(doc->plan->dtypes[cv->d]));
+            csv_int(&c, (unsigned long long)doc->plan->threads[cv->t]);
+            csv_str(&c, doc->plan->levels[cv->level].name);
+            csv_num(&c, "%.6g", b);
+            csv_num(&c, "%.6g", fmin(1.0, in * cv->bw / cv->peak));
+            csv_end(&c);
+        }
+    }
+    for (int i = 0; i < doc->nprofiles; i++) {
+        prediction pr;
+        predict(doc, i, &pr);
+        if (pr.p->peak[pr.dt] <= 0.0 || pr.p->mem_bw <= 0.0)
+            continue;
+        const double reach =
+            isfinite(pr.exact) ? pr.exact : 2.0 * pr.weights_only;
+        for (double b = lo; b <= fmax(hi, 2.0 * reach) * 1.0001 && b <= 1e6;
+             b *= pow(2.0, 0.125)) {
+            csv_str(&c, pr.p->id);
+            csv_str(&c, pdtype_name(pr.dt));
+            csv_int(&c, 0);
+            csv_str(&c, "");
+            csv_num(&c, "%.6g", b);
+            csv_num(&c, "%.6g", profile_fraction(&pr, b));
+            csv_end(&c);
+        }
+    }
+    return sb_take(&c.sb);
+}
+
+static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
+{
+    csv c = {0};
+    csv_header(&c, "weights,kernel,dtype,threads,knee50,knee50_peak_fraction,"
+                   "knee90,ridge_batch");
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *cv = &a->curves[i];
+        if (!cv->has_knee || !cv->has_roof)
+            continue;
+        csv_str(&c, doc->plan->levels[cv->level].name);
+        csv_str(&c, cv->kernel->name);
+        csv_str(&c, rb_dtype_name(doc->plan->dtypes[cv->d]));
+        csv_int(&c, (unsigned long long)doc->plan->threads[cv->t]);
+        csv_num(&c, "%.6g", cv->knee.knee[0]);
+        csv_num(&c, "%.6g", 0.5 * cv->knee.plateau / cv->peak);
+        csv_num(&c, "%.6g", cv->knee.knee[1]);
+        if (isfinite(cv->ridge_b))
+            csv_num(&c, "%.6g", cv->ridge_b);
+        else
+            csv_empty(&c);
+        csv_end(&c);
+    }
+    return sb_take(&c.sb);
+}
+
+static int put(runfolder *f, const char *name, char *text, rb_err *e)
+{
+    const int rc = text ? runfolder_write(f, name, text, strlen(text), e)
+                        : rb_fail(e, RB_EINPUT, "out of memory for %s", name);
+    free(text);
+    return rc;
+}
+
+int report_sweep_write(runfolder *f, const sweep_doc *doc,
+                       const sweep_analysis *a, char **json_text, char *why,
+                       size_t whylen, rb_err *e)
+{
+    *json_text = sweep_json(doc, a, e);
+    int rc = *json_text ? runfolder_write(f, "sweep.json", *json_text,
+                                          strlen(*json_text), e)
+                        : RB_EINPUT;
+    if (!rc)
+        rc = put(f, "sweep.csv", points_csv(doc, a), e);
+    if (!rc)
+        rc = put(f, "sweep-samples.csv", samples_csv(doc), e);
+    snprintf(why, whylen, "the measurement was %s", doc->status);
+    if (rc || strcmp(doc->status, "complete") != 0)
+        return rc;
+    if (!doc->roof) {
+        snprintf(why, whylen, "no roofline");
+        return rc;
+    }
+    rc = put(f, "sweep-roofs.csv", roofs_csv(doc, a), e);
+    if (!rc)
+        rc = put(f, "sweep-knees.csv", knees_csv(doc, a), e);
+    if (rc)
+        return rc;
+    static const char *const outputs[] = {"sweep.png", "sweep.svg", NULL};
+    int made = 0;
+    rb_err pe;
+    if (plot_run(f, "plot-sweep.gp", rb_plot_sweep_gp, outputs, &made, why,
+                 whylen, &pe) != RB_OK)
+        snprintf(why, whylen, "%s", pe.msg);
+    else if (made)
+        why[0] = '\0';
+    return RB_OK;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void fmt_batch(char *buf, size_t len, double b, int at_first)
+{
+    if (!isfinite(b))
+        snprintf(buf, len, "never");
+    else
+        snprintf(buf, len, "%s%.3g", at_first ? "<=" : "", b);
+}
+
+static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
+                        int level, int d, int t, FILE *f)
+{
+    const sweep_curve *cs[SWEEP_MAX_KERNELS];
+    int nc = 0;
+    for (size_t i = 0; i < a->ncurves && nc < SWEEP_MAX_KERNELS; i++)
+        if (a->curves[i].level == level && a->curves[i].d == d &&
+            a->curves[i].t == t)
+            cs[nc++] = &a->curves[i];
+    if (nc == 0)
+        return;
+    const sweep_plan *plan = doc->plan;
+    fprintf(f, "\n%s weights, %s, %d thread%s: P = %llu, M = %llu",
+            plan->levels[level].name, rb_dtype_name(plan->dtypes[d]),
+            plan->threads[t], rb_plural(plan->threads[t]),
+            (unsigned long long)cs[0]->p, (unsigned long long)cs[0]->m);
+    if (cs[0]->has_roof)
+        fprintf(f, " (%.3g MB, %s %.1f GB/s; peak %.1f GFLOP/s)",
+                (double)cs[0]->p * (double)cs[0]->m *
+                    (double)rb_dtype_size(plan->dtypes[d]) / 1e6,
+                cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
+    fprintf(f, "\n%6s %8s %6s", "B", "FLOP/B", "roof");
+    for (int k = 0; k < nc; k++)
+        fprintf(f, " %22s", cs[k]->kernel->name);
+    fprintf(f, "\n%6s %8s %6s", "", "", "GF/s");
+    for (int k = 0; k < nc; k++)
+        fprintf(f, " %22s", "GF/s  %roof  spread");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < plan->nbatch; i++) {
+        const uint64_t b = plan->batch[i];
+        const sweep_point *row[SWEEP_MAX_KERNELS] = {0};
+        const sweep_point *any = NULL;
+        for (int k = 0; k < nc; k++)
+            for (size_t j = 0; j < cs[k]->n; j++)
+                if (doc->res->points[cs[k]->idx[j]].b == b) {
+                    row[k] = &doc->res->points[cs[k]->idx[j]];
+                    if (!any && row[k]->row.kernel->op == RB_OP_MATMUL)
+                        any = row[k];
+                }
+        for (int k = 0; k < nc && !any; k++)
+            any = row[k];
+        if (!any)
+            continue;
+        roof_bound bd;
+        char why[128];
+        const int has = doc->roof &&
+                        roofline_bound(doc->roof, any->row.threads,
+                                       any->row.dtype, any->row.counts.flops,
+                                       any->row.counts.bytes, 0.0, &bd, why,
+                                       sizeof(why)) == 0;
+        /* the matmul kernels share counts (the contrast's differ: its own
+         * %roof column places it on its own bound) */
+        fprintf(f, "%6llu %8.3g %6.4g", (unsigned long long)b,
+                (double)any->row.counts.flops / (double)any->row.counts.bytes,
+                has ? bd.attainable_gflops : NAN);
+        for (int k = 0; k < nc; k++) {
+            if (!row[k]) {
+                fprintf(f, " %22s", "-");
+                continue;
+            }
+            const harness_row *r = &row[k]->row;
+            roof_bound rb;
+            const double g = harness_row_gflops(r);
+            const int ok = doc->roof &&
+                           roofline_bound(doc->roof, r->threads, r->dtype,
+                                          r->counts.flops, r->counts.bytes, g,
+                                          &rb, why, sizeof(why)) == 0;
+            fprintf(f, " %9.4g %5.0f%% %5.1f%%", g,
+                    ok ? 100.0 * rb.fraction : NAN,
+                    100.0 * (r->time.median / r->time.min - 1.0));
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
+{
+    fprintf(f, "\nknees: the B at which GFLOP/s reaches 50%% and 90%% of its "
+               "plateau (log-log interpolation),\nbeside the B where the "
+               "host roof turns compute-bound (measured peak and the "
+               "weights'\nlevel bandwidth, exact bytes)\n");
+    fprintf(f, "%-8s %-5s %3s %-16s %9s %8s %8s %8s %9s\n", "weights",
+            "dtype", "thr", "kernel", "plateau", "knee50", "knee90", "ridge B",
+            "k50/ridge");
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *c = &a->curves[i];
+        char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a";
+        if (c->has_knee) {
+            fmt_batch(k50, sizeof(k50), c->knee.knee[0], c->knee.at_first[0]);
+            fmt_batch(k90, sizeof(k90), c->knee.knee[1], c->knee.at_first[1]);
+        }
+        if (c->has_roof)
+            fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
+        if (c->has_roof && c->has_knee && isfinite(c->ridge_b))
+            snprintf(ratio, sizeof(ratio), "%.2f",
+                     c->knee.knee[0] / c->ridge_b);
+        fprintf(f, "%-8s %-5s %3d %-16s %9.4g%s %8s %8s %8s %9s\n",
+                doc->plan->levels[c->level].name,
+                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
+                c->kernel->name, c->has_knee ? c->knee.plateau : NAN,
+                c->has_knee && c->knee.plateau_at_end ? "+" : " ", k50, k90,
+                rb, ratio);
+    }
+    fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
+               "beyond the grid.\n");
+}
+
+static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
+{
+    int header = 0;
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *c = &a->curves[i];
+        const sweep_curve *s = slowest_of(a, c);
+        if (!s || s == c || !c->has_roof || !c->has_knee)
+            continue;
+        if (!header++)
+            fprintf(f, "\nthe knee moves with the weights' level: 50%% knees "
+                       "and bandwidths against the slowest level\n%-5s %3s "
+                       "%-16s %-8s %8s %-8s %8s %10s %10s %8s\n",
+                    "dtype", "thr", "kernel", "level", "knee50", "against",
+                    "knee50", "knee ratio", "bw ratio", "k/bw");
+        const double kr = c->knee.knee[0] / s->knee.knee[0],
+                     br = s->bw / c->bw;
+        fprintf(f, "%-5s %3d %-16s %-8s %8.3g %-8s %8.3g %10.3f %10.3f %8.2f\n",
+                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
+                c->kernel->name, doc->plan->levels[c->level].name,
+                c->knee.knee[0], doc->plan->levels[s->level].name,
+                s->knee.knee[0], kr, br, kr / br);
+    }
+}
+
+static void prediction_table(const sweep_doc *doc, FILE *f)
+{
+    if (doc->nprofiles == 0)
+        return;
+    prediction pr;
+    predict(doc, 0, &pr);
+    fprintf(f, "\npredicted: the B from which [B,P] x [P,M] is compute-bound "
+               "on each profile (its\nheadline dtype, its own peak and "
+               "memory bandwidth), exact at P = M = %llu and\ncounting the "
+               "weights alone (s x ridge / 2)\n",
+            (unsigned long long)pr.pp);
+    fprintf(f, "%-14s %-5s %12s %10s %10s %12s\n", "profile", "dtype",
+            "peak TFLOP/s", "TB/s", "B exact", "weights only");
+    for (int i = 0; i < doc->nprofiles; i++) {
+        predict(doc, i, &pr);
+        char ex[24];
+        fmt_batch(ex, sizeof(ex), pr.exact, 0);
+        fprintf(f, "%-14s %-5s %12.4g %10.4g %10s %12.4g\n", pr.p->id,
+                pdtype_name(pr.dt), pr.p->peak[pr.dt] / 1e12,
+                pr.p->mem_bw / 1e12, ex, pr.weights_only);
+    }
+}
+
+void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
+                       const char *dir, const char *chart, FILE *f)
+{
+    const json_t *ob = json_object_get(doc->context, "openblas");
+    fprintf(f, "roofbench sweep on %s: OpenBLAS core %s; results in %s\n",
+            json_string_value(json_object_get(doc->context, "host")),
+            json_string_value(json_object_get(ob, "corename")), dir);
+    if (doc->roof)
+        report_run_roofline_text(doc->roof, f);
+    for (int l = 0; l < doc->plan->nlevels; l++)
+        for (int d = 0; d < doc->plan->ndtypes; d++)
+            for (int t = 0; t < doc->plan->nthreads; t++)
+                curve_table(doc, a, l, d, t, f);
+    fprintf(f, "roof: the host roofline's bound at the point's intensity and "
+               "the level its working\nset falls in; %%roof: GFLOP/s (minimum "
+               "time) over it; spread: median over minimum time - 1.\n");
+    if (doc->res->skipped_batched)
+        fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
+                   "point%s: its working set grows with B past the budget of "
+                   "%.3g GB.\n",
+                doc->res->skipped_batched,
+                rb_plural((long long)doc->res->skipped_batched),
+                (double)doc->plan->batched_budget / 1e9);
+    knee_table(doc, a, f);
+    level_table(doc, a, f);
+    prediction_table(doc, f);
+    if (chart && chart[0])
+        fprintf(f, "\nchart skipped: %s\n", chart);
+    else
+        fprintf(f, "\nchart: %s/sweep.png and .svg\n", dir);
+    fprintf(f, "Written: %s/sweep.json, sweep.csv, sweep-samples.csv\n", dir);
+}

@@ -1,0 +1,66 @@
+/* The sweep document (schema roofbench.sweep) and what is read from it:
+ * per curve (weights level, dtype, thread count, kernel) the points, the
+ * measured knees beside the predicted ridge batch; the knees of two weight
+ * levels beside their bandwidths; the reference profiles' predictions.
+ * Written as sweep.json (every sample), sweep.csv, sweep-samples.csv, the
+ * chart's data and the chart (sweep.png, sweep.svg), and as text. */
+#ifndef ROOFBENCH_REPORT_SWEEP_H
+#define ROOFBENCH_REPORT_SWEEP_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "profile.h"
+#include "roofline.h"
+#include "runfolder.h"
+#include "sweep.h"
+#include "sweeprun.h"
+
+enum { SWEEP_SCHEMA_VERSION = 1, SWEEP_MAX_PROFILES = 8 };
+
+typedef struct {
+    const json_t *context;
+    const sweep_plan *plan;
+    const sweep_result *res;
+    const roofline *roof; /* NULL: no roofline                      */
+    const profile *profiles;
+    int nprofiles;
+    const char *status; /* complete, interrupted or failed         */
+    const char *error;
+} sweep_doc;
+
+/* One curve: a kernel's points at one level, dtype and team. */
+typedef struct {
+    int level, d, t;
+    const rb_kernel *kernel;
+    size_t idx[SWEEP_MAX_POINTS]; /* into res->points, B ascending    */
+    size_t n;
+    uint64_t p, m;
+    int has_roof;       /* peak and the weights' level bandwidth   */
+    double peak, bw;    /* GFLOP/s, GB/s                           */
+    char bw_level[16];  /* the level the weights sit in            */
+    double ridge_b;     /* where the roof turns compute-bound      */
+    int has_knee;
+    sweep_knee knee;
+} sweep_curve;
+
+typedef struct {
+    sweep_curve *curves;
+    size_t ncurves;
+} sweep_analysis;
+
+int report_sweep_analyse(const sweep_doc *doc, sweep_analysis *a, rb_err *e);
+void report_sweep_analysis_free(sweep_analysis *a);
+
+/* The documents and the chart into the folder; *json_text gets
+ * sweep.json. A chart that fails costs the chart only: its reason is
+ * left in why (also why it was skipped). */
+int report_sweep_write(runfolder *f, const sweep_doc *doc,
+                       const sweep_analysis *a, char **json_text, char *why,
+                       size_t whylen, rb_err *e);
+
+void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
+                       const char *dir, const char *chart, FILE *f);
+
+#endif

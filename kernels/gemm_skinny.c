@@ -1,0 +1,112 @@
+/* The skinny micro-kernels of the blocked matmul: C[0:rows, 0:SW] (+)=
+ * A[0:rows, 0:kb] W[0:kb, 0:SW] straight from the caller's row-major
+ * operands, nothing packed. For a product with few rows of A (a small
+ * batch) the weights W are the traffic: each element is used by only
+ * `rows` FMAs, so packing it (read, write, read again) costs more than the
+ * arithmetic it feeds. These kernels read every row of the W strip once
+ * per call, SW values wide (four vectors), and hold the rows x SW tile of
+ * C in registers across the kb rank-1 updates: up to 6 rows x 4 vectors =
+ * 24 accumulators + 4 + 1 registers in the 32 zmm (AVX-512), 6 x 2 = 12 +
+ * 2 + 1 in the 16 ymm (AVX2). A row count below the tile's is a smaller
+ * tile, not a padded one: no FMA is spent on rows that are not there.
+ * Each entry switches on rows so that the compiler builds one loop per
+ * row count with the accumulators in registers. */
+#include <immintrin.h>
+
+#include "gemm.h"
+
+enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2 };
+
+/* With prefetch, each row of W asks for its part of the strip two strips
+ * to the right while this one is computed, so that kb streams keep
+ * arriving from memory at the rate they are used (the first row group of
+ * a strip asks; the others find the strip in L1). */
+#define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T)          \
+    VEC acc[ROWS][NV];                                                         \
+    _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
+            acc[i][v] = accumulate ? LOAD(c + (size_t)i * ldc + LANES * v)     \
+                                   : ZERO();                                   \
+    for (size_t k = 0; k < kb; k++) {                                          \
+        const T *wk = w + k * ldw;                                             \
+        if (prefetch)                                                          \
+            for (size_t o = 0; o < sizeof(VEC) * NV; o += 64)                  \
+                _mm_prefetch((const char *)(wk + 2 * LANES * NV) + o,          \
+                             _MM_HINT_T1);                                     \
+        VEC wv[NV];                                                            \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
+            wv[v] = LOAD(wk + LANES * v);                                      \
+        _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
+            const VEC ai = SET1(a[(size_t)i * lda + k]);                       \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
+                acc[i][v] = FMA(ai, wv[v], acc[i][v]);                         \
+        }                                                                      \
+    }                                                                          \
+    _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
+            STORE(c + (size_t)i * ldc + LANES * v, acc[i][v]);
+
+#define SKINNY_SWITCH(NAME)                                                    \
+    switch (rows) {                                                            \
+    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
+    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
+    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
+    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
+    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
+    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break; \
+    }
+
+#define SKINNY_PARAMS(T)                                                       \
+    size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
+        size_t ldw, T *restrict c, size_t ldc, int accumulate, int prefetch
+
+#define ATTR512 __attribute__((target("avx512f"), always_inline)) static inline
+#define ATTR256 __attribute__((target("avx2,fma"), always_inline)) static inline
+
+ATTR512 void sk512_f32(const int rows, SKINNY_PARAMS(float))
+{
+    SKINNY_BODY(__m512, 16, NV512, _mm512_loadu_ps, _mm512_storeu_ps,
+                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps, float)
+}
+
+ATTR512 void sk512_f64(const int rows, SKINNY_PARAMS(double))
+{
+    SKINNY_BODY(__m512d, 8, NV512, _mm512_loadu_pd, _mm512_storeu_pd,
+                _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd, double)
+}
+
+ATTR256 void sk256_f32(const int rows, SKINNY_PARAMS(float))
+{
+    SKINNY_BODY(__m256, 8, NV256, _mm256_loadu_ps, _mm256_storeu_ps,
+                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_setzero_ps, float)
+}
+
+ATTR256 void sk256_f64(const int rows, SKINNY_PARAMS(double))
+{
+    SKINNY_BODY(__m256d, 4, NV256, _mm256_loadu_pd, _mm256_storeu_pd,
+                _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd, double)
+}
+
+__attribute__((target("avx512f"))) void
+gemm_skinny_avx512_f32(size_t rows, SKINNY_PARAMS(float))
+{
+    SKINNY_SWITCH(sk512_f32)
+}
+
+__attribute__((target("avx512f"))) void
+gemm_skinny_avx512_f64(size_t rows, SKINNY_PARAMS(double))
+{
+    SKINNY_SWITCH(sk512_f64)
+}
+
+__attribute__((target("avx2,fma"))) void
+gemm_skinny_avx2_f32(size_t rows, SKINNY_PARAMS(float))
+{
+    SKINNY_SWITCH(sk256_f32)
+}
+
+__attribute__((target("avx2,fma"))) void
+gemm_skinny_avx2_f64(size_t rows, SKINNY_PARAMS(double))
+{
+    SKINNY_SWITCH(sk256_f64)
+}

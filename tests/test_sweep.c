@@ -1,0 +1,189 @@
+/* The batch sweep's arithmetic on inputs with known answers: the grid of
+ * batch sizes and its refusals, the ridge batch against the crossing of
+ * the roof computed point by point, the knee finder on synthetic
+ * roofline-shaped curves, and the weights' side for a level's plateau. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "sweep.h"
+
+#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b))
+
+static void grid_is(const char *spec, const uint64_t *want, size_t n)
+{
+    uint64_t got[SWEEP_MAX_POINTS];
+    size_t k = 0;
+    rb_err e = {""};
+    const int rc = sweep_grid_parse("--batch", spec, got, &k, &e);
+    if (rc || k != n)
+        fprintf(stderr, "grid '%s': rc %d, %zu sizes, %s\n", spec, rc, k, e.msg);
+    CHECK_INT(rc, RB_OK);
+    CHECK_INT(k, n);
+    for (size_t i = 0; i < n && i < k; i++)
+        CHECK_INT(got[i], want[i]);
+}
+
+static void test_grid(void)
+{
+    grid_is("1:16", (const uint64_t[]){1, 2, 3, 4, 6, 8, 12, 16}, 8);
+    grid_is("5:20", (const uint64_t[]){5, 6, 8, 12, 16, 20}, 6);
+    grid_is("1:1", (const uint64_t[]){1}, 1);
+    grid_is("7", (const uint64_t[]){7}, 1);
+    grid_is("1,5,7", (const uint64_t[]){1, 5, 7}, 3);
+    grid_is("1:10:x2", (const uint64_t[]){1, 2, 4, 8}, 4);
+    grid_is("1:5:x1.2", (const uint64_t[]){1, 2, 3, 4, 5}, 5);
+    grid_is("1:7:+3", (const uint64_t[]){1, 4, 7}, 3);
+    grid_is("2:8:+3", (const uint64_t[]){2, 5, 8}, 3);
+    uint64_t got[SWEEP_MAX_POINTS];
+    size_t k;
+    rb_err e;
+    CHECK_INT(sweep_grid_parse("--batch", "1:1024", got, &k, &e), RB_OK);
+    CHECK_INT(k, 20); /* 1, 2, 3, 4, 6, ..., 512, 768, 1024 */
+    CHECK_INT(got[k - 2], 768);
+    static const struct {
+        const char *spec, *msg;
+    } bad[] = {
+        {"", "--batch '': no batch size"},
+        {"16:1", "an empty range"},
+        {"0:8", "too small"},
+        {"1:8:x1", "does not advance"},
+        {"1:8:x0.5", "does not advance"},
+        {"1:8:+0", "does not advance"},
+        {"1:8:y2", "neither xFACTOR nor +COUNT"},
+        {"1:8:x", "--batch"},
+        {"4,2", "sizes must ascend"},
+        {"4,4", "given twice"},
+        {"1:100:+1", "more than 64 batch sizes"},
+        {"1:8:", "--batch"},
+        {"a:8", "--batch 'a'"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        e.msg[0] = '\0';
+        CHECK_INT(sweep_grid_parse("--batch", bad[i].spec, got, &k, &e),
+                  RB_EINPUT);
+        CHECK_STR_HAS(e.msg, bad[i].msg);
+    }
+}
+
+/* min(peak, I(B) bw) for [B,P] x [P,M] */
+static double roof_at(double b, double p, double m, double el, double peak,
+                      double bw)
+{
+    const double in = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
+    return fmin(peak, in * bw);
+}
+
+static void test_ridge(void)
+{
+    /* 4-byte elements, peak 100, bandwidth 10: the weights-only answer is
+     * s x ridge / 2 = 4 x 10 / 2 = 20; the exact one a little above it */
+    const double b = sweep_ridge_batch(4096, 4096, 4, 100.0, 10.0);
+    CHECK(b > 20.0 && b < 20.5);
+    CHECK(NEAR(roof_at(b, 4096, 4096, 4, 100.0, 10.0), 100.0, 1e-9));
+    CHECK(roof_at(b * 0.99, 4096, 4096, 4, 100.0, 10.0) < 100.0 * 0.995);
+    /* by hand: 4 x 100 x 4096^2 / (2 x 4096^2 x 10 - 4 x 100 x 8192) */
+    const double hand = 4.0 * 100.0 * 4096.0 * 4096.0 /
+                        (2.0 * 4096.0 * 4096.0 * 10.0 - 4.0 * 100.0 * 8192.0);
+    CHECK(NEAR(b, hand, 1e-12));
+    /* bf16 on a v5e-like chip: ridge 240 F/B, so about B = 240 */
+    const double v5e = sweep_ridge_batch(8192, 8192, 2, 197e12, 819e9);
+    CHECK(v5e > 240.0 && v5e < 256.0);
+    /* small weights never reach the ridge: intensity stays below 2PM/s(P+M) */
+    CHECK(isinf(sweep_ridge_batch(64, 64, 4, 100.0, 1.0)));
+    /* f64 at half the rate: same B (s doubles, the ridge halves) */
+    CHECK(NEAR(sweep_ridge_batch(4096, 4096, 8, 50.0, 10.0), b, 1e-12));
+}
+
+static void test_knee(void)
+{
+    /* a roofline-shaped curve: 10 B GFLOP/s up to a plateau of 100; on
+     * log-log axes it is straight below the bend, so the interpolated
+     * 50% knee is exact (B = 5); the 90% one lies on the chord from
+     * (8, 80) to (12, 100) across the bend */
+    const double b[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    double g[10];
+    for (int i = 0; i < 10; i++)
+        g[i] = fmin(100.0, 10.0 * b[i]);
+    sweep_knee k;
+    CHECK_INT(sweep_knee_find(b, g, 10, &k), 0);
+    CHECK(NEAR(k.plateau, 100.0, 1e-12));
+    CHECK(NEAR(k.plateau_batch, 12.0, 1e-12));
+    CHECK(NEAR(k.knee[0], 5.0, 1e-9));
+    const double t90 = (log(90.0) - log(80.0)) / (log(100.0) - log(80.0));
+    CHECK(NEAR(k.knee[1], exp(log(8.0) + t90 * (log(12.0) - log(8.0))), 1e-12));
+    CHECK(k.knee[1] > 9.0 && k.knee[1] < 10.0);
+    CHECK_INT(k.at_first[0], 0);
+    CHECK_INT(k.plateau_at_end, 0);
+    /* a curve like B^0.5: 50% of the last point (sqrt 32 = 5.66) at B = 8
+     * exactly, and the plateau is at the end of the grid */
+    for (int i = 0; i < 10; i++)
+        g[i] = sqrt(b[i]);
+    CHECK_INT(sweep_knee_find(b, g, 10, &k), 0);
+    CHECK(NEAR(k.knee[0], 8.0, 1e-9));
+    CHECK(NEAR(k.knee[1], 0.81 * 32.0, 1e-9));
+    CHECK_INT(k.plateau_at_end, 1);
+    /* already past half at the first point */
+    for (int i = 0; i < 10; i++)
+        g[i] = fmin(100.0, 60.0 + b[i]);
+    CHECK_INT(sweep_knee_find(b, g, 10, &k), 0);
+    CHECK_INT(k.at_first[0], 1);
+    CHECK(NEAR(k.knee[0], 1.0, 1e-12));
+    CHECK_INT(k.at_first[1], 0);
+    /* 90% of the last point's 92 lies between 76 (B = 16) and 84 (24) */
+    const double t9 = (log(0.9 * 92.0) - log(76.0)) / (log(84.0) - log(76.0));
+    CHECK(NEAR(k.knee[1], exp(log(16.0) + t9 * (log(24.0) - log(16.0))),
+               1e-12));
+    /* a noisy dip after the knee does not move it */
+    const double d[] = {10, 20, 30, 40, 60, 50, 100, 90, 100, 95};
+    CHECK_INT(sweep_knee_find(b, d, 10, &k), 0);
+    CHECK(NEAR(k.knee[0], 5.0, 1e-9));
+    /* refusals */
+    CHECK_INT(sweep_knee_find(b, g, 0, &k), -1);
+    g[3] = 0.0;
+    CHECK_INT(sweep_knee_find(b, g, 10, &k), -1);
+    g[3] = NAN;
+    CHECK_INT(sweep_knee_find(b, g, 10, &k), -1);
+}
+
+static void test_weights(void)
+{
+    roof_team t;
+    memset(&t, 0, sizeof(t));
+    t.threads = 2;
+    const char *names[] = {"L1", "L2", "DRAM"};
+    const double starts[] = {4096, 65536, 100e6}, ends[] = {32768, 1048576,
+                                                             2e9};
+    for (int i = 0; i < 3; i++) {
+        snprintf(t.levels[i].name, sizeof(t.levels[i].name), "%s", names[i]);
+        t.levels[i].gbs = 100.0 / (i + 1);
+        t.levels[i].starts_bytes = starts[i];
+        t.levels[i].ends_bytes = ends[i];
+    }
+    t.nlevels = 3;
+    uint64_t s;
+    char why[160];
+    /* L2: the middle of 64 KiB .. 1 MiB is 256 KiB: 256 x 256 f32 */
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, 256);
+    /* DRAM: the smallest multiple of 64 at or past the plateau's start */
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, &s, why, sizeof(why)), 0);
+    CHECK_INT(s % 64, 0);
+    CHECK((double)s * (double)s * 8.0 >= 100e6);
+    CHECK((double)(s - 64) * (double)(s - 64) * 8.0 < 100e6);
+    /* L1: never below 64 */
+    CHECK_INT(sweep_weights_side(&t, "L1", 8, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, 64);
+    CHECK_INT(sweep_weights_side(&t, "L3", 4, &s, why, sizeof(why)), -1);
+    CHECK_STR_HAS(why, "no L3 plateau in the 2-thread roofline (it has L1, "
+                       "L2, DRAM)");
+}
+
+int main(void)
+{
+    test_grid();
+    test_ridge();
+    test_knee();
+    test_weights();
+    return check_status("test_sweep");
+}
