@@ -20,19 +20,19 @@ typedef void (*gemm_ukr_f64)(size_t kc, const double *restrict a,
 
 /* The skinny micro-kernel (gemm_skinny.c): C[0:rows, 0:SW] (+)=
  * A[0:rows, 0:kb] W[0:kb, 0:SW] on the caller's row-major operands,
- * nothing packed, rows at most GEMM_SKINNY_ROWS; with prefetch it asks for
- * the W strip two strips to the right. */
+ * nothing packed, rows at most GEMM_SKINNY_ROWS; with pf it asks, at step
+ * k, for row k of pf (leading dimension pfld), the strip's width. */
 enum { GEMM_SKINNY_ROWS = 6 };
 typedef void (*gemm_skinny_f32)(size_t rows, size_t kb,
                                 const float *restrict a, size_t lda,
                                 const float *restrict w, size_t ldw,
                                 float *restrict c, size_t ldc, int accumulate,
-                                int prefetch);
+                                const float *pf, size_t pfld);
 typedef void (*gemm_skinny_f64)(size_t rows, size_t kb,
                                 const double *restrict a, size_t lda,
                                 const double *restrict w, size_t ldw,
                                 double *restrict c, size_t ldc, int accumulate,
-                                int prefetch);
+                                const double *pf, size_t pfld);
 
 typedef struct {
     const char *name;
@@ -80,12 +80,14 @@ void gemm_ukr_avx2_f64(size_t kc, const double *restrict a,
                                  const float *restrict a, size_t lda,          \
                                  const float *restrict w, size_t ldw,          \
                                  float *restrict c, size_t ldc,                \
-                                 int accumulate, int prefetch);                \
+                                 int accumulate, const float *pf,              \
+                                 size_t pfld);                                 \
     void gemm_skinny_##isa##_f64(size_t rows, size_t kb,                       \
                                  const double *restrict a, size_t lda,         \
                                  const double *restrict w, size_t ldw,         \
                                  double *restrict c, size_t ldc,               \
-                                 int accumulate, int prefetch);
+                                 int accumulate, const double *pf,             \
+                                 size_t pfld);
 GEMM_SKINNY_DECL(avx512)
 GEMM_SKINNY_DECL(avx2)
 GEMM_SKINNY_DECL(portable)

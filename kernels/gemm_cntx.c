@@ -49,9 +49,10 @@ enum { PSW = 16 };
 void gemm_skinny_portable_f64(size_t rows, size_t kb, const double *restrict a,
                               size_t lda, const double *restrict w, size_t ldw,
                               double *restrict c, size_t ldc, int accumulate,
-                              int prefetch)
+                              const double *pf, size_t pfld)
 {
-    (void)prefetch;
+    (void)pf;
+    (void)pfld;
     double acc[GEMM_SKINNY_ROWS][PSW];
     for (size_t i = 0; i < rows; i++)
         for (int j = 0; j < PSW; j++)
@@ -68,9 +69,10 @@ void gemm_skinny_portable_f64(size_t rows, size_t kb, const double *restrict a,
 void gemm_skinny_portable_f32(size_t rows, size_t kb, const float *restrict a,
                               size_t lda, const float *restrict w, size_t ldw,
                               float *restrict c, size_t ldc, int accumulate,
-                              int prefetch)
+                              const float *pf, size_t pfld)
 {
-    (void)prefetch;
+    (void)pf;
+    (void)pfld;
     float acc[GEMM_SKINNY_ROWS][PSW];
     for (size_t i = 0; i < rows; i++)
         for (int j = 0; j < PSW; j++)

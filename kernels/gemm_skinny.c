@@ -17,10 +17,10 @@
 
 enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2 };
 
-/* With prefetch, each row of W asks for its part of the strip two strips
- * to the right while this one is computed, so that kb streams keep
- * arriving from memory at the rate they are used (the first row group of
- * a strip asks; the others find the strip in L1). */
+/* With pf, each of the kb steps asks for the strip's width of row k of
+ * pf (leading dimension pfld) into L2: the caller points it at a strip it
+ * will need soon, so that the requests are spread over the arithmetic
+ * instead of stalling it in a burst. */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T)          \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
@@ -29,10 +29,9 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2 };
                                    : ZERO();                                   \
     for (size_t k = 0; k < kb; k++) {                                          \
         const T *wk = w + k * ldw;                                             \
-        if (prefetch)                                                          \
+        if (pf)                                                                \
             for (size_t o = 0; o < sizeof(VEC) * NV; o += 64)                  \
-                _mm_prefetch((const char *)(wk + 2 * LANES * NV) + o,          \
-                             _MM_HINT_T1);                                     \
+                _mm_prefetch((const char *)(pf + k * pfld) + o, _MM_HINT_T1);  \
         VEC wv[NV];                                                            \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
             wv[v] = LOAD(wk + LANES * v);                                      \
@@ -48,17 +47,18 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2 };
 
 #define SKINNY_SWITCH(NAME)                                                    \
     switch (rows) {                                                            \
-    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
-    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
-    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
-    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
-    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break;  \
-    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, prefetch); break; \
+    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
+    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
+    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
+    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
+    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
+    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break; \
     }
 
 #define SKINNY_PARAMS(T)                                                       \
     size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
-        size_t ldw, T *restrict c, size_t ldc, int accumulate, int prefetch
+        size_t ldw, T *restrict c, size_t ldc, int accumulate, const T *pf,     \
+        size_t pfld
 
 #define ATTR512 __attribute__((target("avx512f"), always_inline)) static inline
 #define ATTR256 __attribute__((target("avx2,fma"), always_inline)) static inline

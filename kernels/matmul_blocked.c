@@ -203,27 +203,25 @@ static void skinny_edge(rb_dtype dt, size_t rows, size_t cols, size_t kb,
  * row groups or the strips hits L1 and L2 lines that do not conflict (an
  * unpacked block of rows 4 KiB apart maps to a handful of L1 sets). */
 static void pack_rows(size_t kb, size_t cols, const char *src, size_t ld,
-                      char *dst, size_t el, int prefetch)
+                      char *dst, size_t el)
 {
-    for (size_t k = 0; k < kb; k++) {
-        const char *row = src + k * ld * el;
-        /* the same rows two strips to the right, into L2 */
-        for (size_t o = 0; prefetch && o < cols * el; o += 64)
-            __builtin_prefetch(row + 2 * cols * el + o, 0, 2);
-        memcpy(dst + k * cols * el, row, cols * el);
-    }
+    for (size_t k = 0; k < kb; k++)
+        memcpy(dst + k * cols * el, src + k * ld * el, cols * el);
 }
 
 static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
                         const char *a, size_t lda, const char *w, size_t ldw,
-                        char *c, size_t ldc, int accumulate, int prefetch)
+                        char *c, size_t ldc, int accumulate, const char *pf,
+                        size_t pfld)
 {
     if (dt == RB_F64)
         cx->path->skinny64(h, kb, (const double *)a, lda, (const double *)w,
-                           ldw, (double *)c, ldc, accumulate, prefetch);
+                           ldw, (double *)c, ldc, accumulate,
+                           (const double *)pf, pfld);
     else
         cx->path->skinny32(h, kb, (const float *)a, lda, (const float *)w,
-                           ldw, (float *)c, ldc, accumulate, prefetch);
+                           ldw, (float *)c, ldc, accumulate, (const float *)pf,
+                           pfld);
 }
 
 /* For a product with few rows of A (N at most skinny_max), every element
@@ -251,6 +249,9 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     const size_t s1 = strips * (size_t)(team->tid + 1) / (size_t)team->nthreads;
     const size_t j0 = min_sz(x->m, s0 * sw), j1 = min_sz(x->m, s1 * sw);
     const int pack = x->n > rows;
+    /* row groups of even height, at most 6 rows each: 8 rows are two
+     * tiles of 4, not 6 and a 2 that starves the FMA pipes */
+    const size_t groups = (x->n + rows - 1) / rows;
     char *const wbuf = team->own;                    /* skb x sw   */
     char *const abuf = wbuf + bk->skb * sw * el;     /* N x skb    */
     size_t jc = bk->sc_bytes / (x->n * el) / sw * sw;
@@ -268,14 +269,18 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
                 size_t ldw = x->ldb;
+                /* the strip two to the right, asked for by the first row
+                 * group a row per step, so that the requests ride along
+                 * with its arithmetic instead of stalling in a burst */
+                const char *ahead = j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
                 if (pack && w == sw) {
-                    pack_rows(kb, sw, wk, x->ldb, wbuf, el,
-                              j + 3 * sw <= je);
+                    pack_rows(kb, sw, wk, x->ldb, wbuf, el);
                     wk = wbuf;
                     ldw = sw;
                 }
-                for (size_t i0 = 0; i0 < x->n; i0 += rows) {
-                    const size_t h = min_sz(rows, x->n - i0);
+                for (size_t g = 0; g < groups; g++) {
+                    const size_t i0 = x->n * g / groups,
+                                 h = x->n * (g + 1) / groups - i0;
                     const char *ai = pack ? abuf + i0 * kb * el
                                           : a + (i0 * x->lda + k0) * el;
                     const size_t lda = pack ? kb : x->lda;
@@ -285,8 +290,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                     x->ldc, k0 > 0);
                     else
                         skinny_tile(dt, cx, h, kb, ai, lda, wk, ldw, ci,
-                                    x->ldc, k0 > 0,
-                                    !pack && j + 3 * sw <= je);
+                                    x->ldc, k0 > 0, g == 0 ? ahead : NULL,
+                                    x->ldb);
                 }
             }
         }

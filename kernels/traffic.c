@@ -120,6 +120,30 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
          * brings a line, B too */
         return 2.0 * N * P * M + P * M;
     }
+    if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
+        N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0) {
+        /* the skinny path (matmul_blocked.c): W read once; C in blocks of
+         * all N rows and JC columns, each reloaded once per skb-deep
+         * block of W unless it stays beside the W strip block; with more
+         * than one row group (N > 6) the A block (N x skb) and the W strip
+         * block (skb x sw) are copied into buffers that stay (their lines
+         * counted once), the A block read once per C block */
+        const double SW = (double)blk->sw, KB = fmin((double)blk->skb, P);
+        double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
+        JC = fmin(JC < SW ? SW : JC, M);
+        const double jcn = ceil(M / JC), kbn = ceil(P / KB);
+        const int packs = N > 6.0;
+        const double wblock = KB * SW * sz, ablock = N * KB * sz;
+        const double w = b_rows + (packs ? wblock / g->line : 0.0);
+        /* A: per C block, once when its block stays across the strips,
+         * else once per strip */
+        const double a = (ablock + wblock <= Z ? jcn : jcn * ceil(JC / SW)) *
+                             a_rows +
+                         (packs ? ablock / g->line : 0.0);
+        const double c = N * JC * sz + wblock + ablock <= Z ? c_rows
+                                                            : kbn * c_rows;
+        return w + a + c;
+    }
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->kc > 0) {
         const double MR = (double)blk->mr, NR = (double)blk->nr;
         const double KC = fmin((double)blk->kc, P), MC = fmin((double)blk->mc, N),

@@ -96,6 +96,24 @@ static const cli_case cases[] = {
     {{"orders", "--threads", "0"}, 2, "--threads 0: must be between 1"},
     {{"orders", "--threads", "1,2"}, 2, "orders takes one thread count"},
     {{"orders", "extra"}, 2, "unexpected argument 'extra'"},
+    {{"sweep", "--help"}, 0, "usage: roofbench sweep"},
+    {{"sweep", "--batch", ""}, 2, "--batch '': no batch size"},
+    {{"sweep", "--batch", "16:1"}, 2, "--batch '16:1': an empty range"},
+    {{"sweep", "--batch", "1:8:x1"}, 2, "step x1 does not advance"},
+    {{"sweep", "--batch", "1:8:+0"}, 2, "step +0 does not advance"},
+    {{"sweep", "--batch", "1:100:+1"}, 2, "more than 64 batch sizes"},
+    {{"sweep", "--kernel", "dot"}, 2,
+     "--kernel 'dot': sweep takes matmul kernels and batched"},
+    {{"sweep", "--kernel", "batched_openblas"}, 2, "the contrast is batched"},
+    {{"sweep", "--weights", "L4"}, 2, "--weights 'L4': unknown level"},
+    {{"sweep", "--weights", "L2,L2"}, 2, "'L2' given twice"},
+    {{"sweep", "--weights", "L2", "--p", "64"}, 2, "choose one"},
+    {{"sweep", "--p", "300000", "--m", "300000"}, 2,
+     "more than the"},
+    {{"sweep", "--openblas", "fast"}, 2, "--openblas 'fast': env or best"},
+    {{"sweep", "--profile", "tpu-v9"}, 2, "--profile 'tpu-v9': unknown"},
+    {{"sweep", "--threads", "0"}, 2, "--threads 0: must be between 1"},
+    {{"sweep", "extra"}, 2, "unexpected argument 'extra'"},
     {{"profiles", "--help"}, 0, "usage: roofbench profiles"},
     {{"profiles"}, 0, "tpu-v5e"},
     {{"profiles", "extra"}, 2, "unexpected argument 'extra'"},
@@ -527,6 +545,101 @@ static void test_orders(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
+/* The sweep end to end on tiny weights: every point verified and timed
+ * with its samples, one curve per kernel and dtype with its knees and
+ * ridge, the profile's threshold, the CSVs, the chart (or why not); and a
+ * weight level the loaded roofline lacks refused before any work. */
+static int lines_of(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0, ch;
+    while (f && (ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    if (f)
+        fclose(f);
+    return f ? n : -1;
+}
+
+static void test_sweep(void)
+{
+    char out[600], path[700];
+    snprintf(out, sizeof(out), "%s/sweep", ceildir);
+    const char *args[] = {"sweep",      "--p",        "96",     "--m",
+                          "80",         "--batch",    "1:4",    "--dtype",
+                          "f32,f64",    "--threads",  "1",      "--min-time",
+                          "0.001",      "--samples",  "3",      "--profile",
+                          "tpu-v5e",    "--ceilings", ceilfile, "--out",
+                          out,          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "knees:");
+    CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
+    CHECK_STR_HAS(r.out, "tpu-v5e");
+    CHECK_STR_HAS(r.err, "point 8/8");
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "schema", NULL), "roofbench.sweep");
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
+    json_t *points = json_object_get(doc, "points");
+    /* 1, 2, 3, 4 x three kernels x two dtypes */
+    CHECK_INT(json_array_size(points), 24);
+    size_t i;
+    json_t *p;
+    json_array_foreach(points, i, p)
+    {
+        const json_int_t b = json_integer_value(json_object_get(p, "batch"));
+        CHECK(b >= 1 && b <= 4);
+        CHECK_INT(json_integer_value(
+                      json_object_get(json_object_get(p, "shape"), "n")),
+                  b);
+        CHECK_INT(json_array_size(json_object_get(p, "samples_s")), 3);
+        CHECK(json_is_true(
+            json_object_get(json_object_get(p, "verify"), "passed")));
+        /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
+        const char *k = jstr(p, "kernel", NULL);
+        const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;
+        if (k && strncmp(k, "matmul", 6) == 0)
+            CHECK(json_integer_value(json_object_get(p, "bytes")) ==
+                  (json_int_t)(el * (b * 96 + 96 * 80 + b * 80)));
+    }
+    json_t *curves = json_object_get(doc, "curves");
+    CHECK_INT(json_array_size(curves), 6);
+    json_t *c;
+    json_array_foreach(curves, i, c)
+    {
+        CHECK_INT(json_integer_value(json_object_get(c, "points")), 4);
+        CHECK(json_number_value(json_object_get(c, "plateau_gflops")) > 0.0);
+        json_t *k50 = json_object_get(c, "knee50");
+        CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
+        CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
+    }
+    json_t *pred = json_array_get(json_object_get(doc, "predictions"), 0);
+    CHECK_STR_HAS(jstr(pred, "profile", NULL), "tpu-v5e");
+    const double wo =
+        json_number_value(json_object_get(pred, "threshold_batch_weights_only"));
+    CHECK(wo > 230.0 && wo < 250.0); /* 197 TFLOP/s / 819 GB/s, bf16 */
+    json_decref(doc);
+    snprintf(path, sizeof(path), "%s/sweep.csv", out);
+    CHECK_INT(lines_of(path), 25);
+    snprintf(path, sizeof(path), "%s/sweep-samples.csv", out);
+    CHECK_INT(lines_of(path), 73);
+    snprintf(path, sizeof(path), "%s/sweep.png", out);
+    if (access(path, R_OK) != 0)
+        CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
+
+    /* a level the roofline does not have: refused before any work */
+    const char *bad[] = {"sweep",     "--weights", "DRAM",  "--threads",
+                         "1",         "--dtype",   "f32",   "--ceilings",
+                         ceilfile,    NULL};
+    run(workdir, bad, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "--weights DRAM: no DRAM plateau in the 1-thread "
+                         "roofline");
+    CHECK_INT(count_entries(workdir), 0);
+}
+
 int main(int argc, char **argv)
 {
     const int rc = cli_setup(argc, argv, "test_cli");
@@ -540,6 +653,7 @@ int main(int argc, char **argv)
     test_ceilings();
     test_model();
     test_orders();
+    test_sweep();
     test_run_files();
     test_interrupt();
     remove_tree(workdir);

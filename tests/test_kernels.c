@@ -280,7 +280,12 @@ int main(void)
                 {1, 1, 1},     {7, 7, 7},      {33, 33, 33},
                 {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
                 {9, 70, 1100}, {61, 1, 45},    {1000, 17, 3},
-                {1000, 1000, 130}, {130, 1000, 1000}};
+                {1000, 1000, 130}, {130, 1000, 1000},
+                /* the skinny path: one row group (in place), a partial
+                 * one, several (packed), P across skb blocks, M not a
+                 * whole number of strips */
+                {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},
+                {2, 1025, 33}};
             for (size_t i = 0;
                  i < sizeof(blocked_shapes) / sizeof(blocked_shapes[0]); i++)
                 test_op(RB_OP_MATMUL, blocked_shapes[i], "matmul_blocked");

@@ -31,7 +31,7 @@ static void test_capacity(void)
 
 static void test_model(void)
 {
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, ""};
+    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, ""}; /* skinny path off */
     const rb_shape tiny = {4, 4, 4}, n128 = {128, 128, 128},
                    n512 = {512, 512, 512};
     /* everything fits: each matrix once, a 4-element row is one line */
@@ -142,7 +142,7 @@ static int test_cachegrind(const char *exe)
            d1.ll_misses, d1.d1_misses);
     CHECK(NEAR(d1.ll_misses, 1536.0, 0.03));
     /* and the model says the same at both levels */
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, ""};
+    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, ""};
     CHECK(NEAR(rb_traffic_lines("matmul_row", s, 8, &g.ll, &blk),
                d1.ll_misses, 0.03));
     /* B (32 KiB) on the edge of a 32 KiB L1: LRU keeps all but the sets
@@ -176,6 +176,28 @@ static int test_cachegrind(const char *exe)
     printf("cachegrind matmul_naive n=64 f64: %.0f D1 misses, model %.0f\n",
            d1.d1_misses, model);
     CHECK(d1.d1_misses < 2.0 * model && model < 2.0 * d1.d1_misses);
+    /* the blocked kernel's skinny path (64 rows, at most MC): the model
+     * with the blocks the simulated child reports */
+    const rb_shape sk[] = {{64, 64, 64}, {8, 256, 256}};
+    for (int i = 0; i < 2; i++) {
+        sim_counts sb, sr, sd;
+        CHECK_INT(sim_run(vg, exe, "none", RB_F64, sk[i], 1, &g, dir, &sb, &e),
+                  RB_OK);
+        CHECK_INT(sim_run(vg, exe, "matmul_blocked", RB_F64, sk[i], 1, &g,
+                          dir, &sr, &e),
+                  RB_OK);
+        sim_subtract(&sr, &sb, &sd);
+        CHECK(sr.blk.skinny_max >= sk[i].n && sr.blk.sw > 0);
+        const double ll =
+            rb_traffic_lines("matmul_blocked", sk[i], 8, &g.ll, &sr.blk);
+        const double d1m =
+            rb_traffic_lines("matmul_blocked", sk[i], 8, &g.l1, &sr.blk);
+        printf("cachegrind matmul_blocked (skinny) %zux%zux%zu f64: %.0f LL "
+               "misses, model %.0f; %.0f D1 misses, model %.0f\n",
+               sk[i].n, sk[i].p, sk[i].m, sd.ll_misses, ll, sd.d1_misses, d1m);
+        CHECK(NEAR(ll, sd.ll_misses, 0.10));
+        CHECK(NEAR(d1m, sd.d1_misses, 0.25));
+    }
     char cmd[100];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);

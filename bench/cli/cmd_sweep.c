@@ -37,7 +37,7 @@ static const flag_spec sweep_flags[] = {
      .meta = "RANGE",
      .type = FLAG_TEXT,
      .off = OFF(batch),
-     .def = "1:128",
+     .def = "1:64",
      .def_quick = "1:16",
      .help = "batch sizes B: LO:HI (2^k and 3 x 2^(k-1) between: 1, 2, 3, "
              "4, 6, 8, 12, ...), LO:HI:xF (geometric), LO:HI:+S "
@@ -195,7 +195,7 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     plan->samples = (int)o->samples;
     plan->seed = o->seed;
     plan->min_time = o->min_time;
-    plan->verify_rows = 3;
+    plan->verify_rows = 2; /* the first and the last row group's last row */
     const uint64_t avail = host_mem_available();
     plan->batched_budget = avail / 4 < 4000000000ull ? avail / 4 : 4000000000ull;
     int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);

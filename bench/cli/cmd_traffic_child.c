@@ -109,8 +109,10 @@ static int child_main(const rb_machine *m, const void *opts,
         return rb_exit_status(rb_fail(e, RB_EINPUT,
                                       "_traffic-child: out of "
                                       "memory"));
-    printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu openblas %s\n", blk.path,
-           blk.mr, blk.nr, blk.kc, blk.mc, blk.nc, openblas_get_corename());
+    printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu skinny %zu sw %zu "
+           "skb %zu sc %zu openblas %s\n",
+           blk.path, blk.mr, blk.nr, blk.kc, blk.mc, blk.nc, blk.skinny_max,
+           blk.sw, blk.skb, blk.sc_bytes, openblas_get_corename());
     return 0;
 }
 

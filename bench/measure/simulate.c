@@ -375,16 +375,24 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
         return rc;
     info[strcspn(info, "\n")] = '\0';
     snprintf(out->path, sizeof(out->path), "%s", info);
-    /* "path P mr X nr X kc X mc X nc X openblas CORE" */
+    /* "path P mr X nr X kc X mc X nc X skinny X sw X skb X sc X openblas
+     * CORE" */
     char p[32] = "";
-    unsigned long mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
-    if (sscanf(info, "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu", p, &mr,
-               &nr, &kc, &mc, &nc) == 6) {
-        out->blk.mr = mr;
-        out->blk.nr = nr;
-        out->blk.kc = kc;
-        out->blk.mc = mc;
-        out->blk.nc = nc;
+    unsigned long v[9] = {0};
+    if (sscanf(info,
+               "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
+               "skb %lu sc %lu",
+               p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+               &v[8]) == 10) {
+        out->blk.mr = v[0];
+        out->blk.nr = v[1];
+        out->blk.kc = v[2];
+        out->blk.mc = v[3];
+        out->blk.nc = v[4];
+        out->blk.skinny_max = v[5];
+        out->blk.sw = v[6];
+        out->blk.skb = v[7];
+        out->blk.sc_bytes = v[8];
     }
     return RB_OK;
 }

@@ -505,6 +505,40 @@ static void fmt_batch(char *buf, size_t len, double b, int at_first)
         snprintf(buf, len, "%s%.3g", at_first ? "<=" : "", b);
 }
 
+/* How many of a curve's points reach 70% of their roofline bound, and the
+ * lowest: the target a kernel at the roof must meet at every B. */
+static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
+                        int nc, FILE *f)
+{
+    fprintf(f, "at 70%% of the roof or more:");
+    for (int k = 0; k < nc; k++) {
+        size_t ok = 0, n = 0;
+        double low = INFINITY;
+        uint64_t lowb = 0;
+        for (size_t j = 0; j < cs[k]->n; j++) {
+            const harness_row *r = &doc->res->points[cs[k]->idx[j]].row;
+            roof_bound b;
+            char why[128];
+            if (!doc->roof ||
+                roofline_bound(doc->roof, r->threads, r->dtype, r->counts.flops,
+                               r->counts.bytes, harness_row_gflops(r), &b, why,
+                               sizeof(why)) != 0)
+                continue;
+            n++;
+            ok += b.fraction >= 0.70;
+            if (b.fraction < low) {
+                low = b.fraction;
+                lowb = doc->res->points[cs[k]->idx[j]].b;
+            }
+        }
+        if (n)
+            fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu)",
+                    k ? ";" : "", cs[k]->kernel->name, ok, n, 100.0 * low,
+                    (unsigned long long)lowb);
+    }
+    fprintf(f, "\n");
+}
+
 static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                         int level, int d, int t, FILE *f)
 {
@@ -578,6 +612,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         }
         fprintf(f, "\n");
     }
+    target_line(doc, cs, nc, f);
 }
 
 static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
