@@ -198,17 +198,6 @@ static void skinny_edge(rb_dtype dt, size_t rows, size_t cols, size_t kb,
         }
 }
 
-/* Rows [0, kb) of src (leading dimension ld) into dst, cols wide and
- * contiguous: a block of W or of A, so that the reuse it gets from the
- * row groups or the strips hits L1 and L2 lines that do not conflict (an
- * unpacked block of rows 4 KiB apart maps to a handful of L1 sets). */
-static void pack_rows(size_t kb, size_t cols, const char *src, size_t ld,
-                      char *dst, size_t el)
-{
-    for (size_t k = 0; k < kb; k++)
-        memcpy(dst + k * cols * el, src + k * ld * el, cols * el);
-}
-
 static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
                         const char *a, size_t lda, const char *w, size_t ldw,
                         char *c, size_t ldc, int accumulate, const char *pf,
@@ -225,18 +214,18 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
 }
 
 /* For a product with few rows of A (N at most skinny_max), every element
- * of W is used by only N FMAs: packing all of it in advance, as the packed
- * path does, would move it three times for that little work. Instead each
- * member takes an even share of the columns of C and W (in whole strips;
- * no barrier: the shares are disjoint) and, for a block of C that fits in
- * L2 (all N rows, as many columns as fit), walks W in blocks of skb rows:
- * each strip of the block (skb x sw) is read from memory once, and the C
- * tile (up to 6 rows x sw) stays in registers for the skb rank-1 updates.
- * With a single row group (N at most 6) the strip is used once, straight
- * from W, the next ones asked for ahead; with more, the strip is copied
- * into a contiguous buffer in L1 for the row groups to share and the A
- * block (N x skb) into one in L2 for the strips to share, both read at
- * unit stride whatever the leading dimensions. W is read once per call. */
+ * of W is used by only N FMAs: packing it, as the packed path does, would
+ * move it three times for that little work. Instead each member takes an
+ * even share of the columns of C and W (in whole strips; no barrier: the
+ * shares are disjoint) and, for a block of C that fits in L2 (all N rows,
+ * as many columns as fit), walks W in blocks of skb rows: each strip of
+ * the block (skb x sw) comes from memory once, for the first row group,
+ * and from L1 or L2 for the others, and the C tile (up to 6 rows x sw)
+ * stays in registers for the skb rank-1 updates. W is read once per call,
+ * in place. (Copying the strip and the A block into contiguous buffers,
+ * so that rows 4 KiB apart would not share L1 sets, measured slower on
+ * Xeon EMR at every N from 8 to 64, L2- and DRAM-resident: the other row
+ * groups find the strip in L2 at a rate they can use.) */
 static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
     const rb_blocking *bk = &cx->blk;
@@ -248,12 +237,9 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     const size_t s0 = strips * (size_t)team->tid / (size_t)team->nthreads;
     const size_t s1 = strips * (size_t)(team->tid + 1) / (size_t)team->nthreads;
     const size_t j0 = min_sz(x->m, s0 * sw), j1 = min_sz(x->m, s1 * sw);
-    const int pack = x->n > rows;
     /* row groups of even height, at most 6 rows each: 8 rows are two
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
     const size_t groups = (x->n + rows - 1) / rows;
-    char *const wbuf = team->own;                    /* skb x sw   */
-    char *const abuf = wbuf + bk->skb * sw * el;     /* N x skb    */
     size_t jc = bk->sc_bytes / (x->n * el) / sw * sw;
     if (jc < sw)
         jc = sw;
@@ -261,35 +247,23 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
         const size_t je = min_sz(j1, jb + jc);
         for (size_t k0 = 0; k0 < x->p; k0 += bk->skb) {
             const size_t kb = min_sz(bk->skb, x->p - k0);
-            if (pack)
-                for (size_t i = 0; i < x->n; i++)
-                    memcpy(abuf + i * kb * el, a + (i * x->lda + k0) * el,
-                           kb * el);
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                size_t ldw = x->ldb;
                 /* the strip two to the right, asked for by the first row
                  * group a row per step, so that the requests ride along
                  * with its arithmetic instead of stalling in a burst */
                 const char *ahead = j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
-                if (pack && w == sw) {
-                    pack_rows(kb, sw, wk, x->ldb, wbuf, el);
-                    wk = wbuf;
-                    ldw = sw;
-                }
                 for (size_t g = 0; g < groups; g++) {
                     const size_t i0 = x->n * g / groups,
                                  h = x->n * (g + 1) / groups - i0;
-                    const char *ai = pack ? abuf + i0 * kb * el
-                                          : a + (i0 * x->lda + k0) * el;
-                    const size_t lda = pack ? kb : x->lda;
+                    const char *ai = a + (i0 * x->lda + k0) * el;
                     char *ci = c + (i0 * x->ldc + j) * el;
                     if (w < sw)
-                        skinny_edge(dt, h, w, kb, ai, lda, wk, ldw, ci,
+                        skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
                     else
-                        skinny_tile(dt, cx, h, kb, ai, lda, wk, ldw, ci,
+                        skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0, g == 0 ? ahead : NULL,
                                     x->ldb);
                 }
@@ -377,8 +351,4 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
-    /* the skinny path: a W strip block and the A block of all N rows */
-    const size_t skinny = (bk.skb * bk.sw + s.n * bk.skb) * el;
-    if (s.n <= bk.skinny_max && skinny > *own)
-        *own = skinny;
 }

@@ -122,24 +122,28 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
     }
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
         N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0) {
-        /* the skinny path (matmul_blocked.c): W read once; C in blocks of
-         * all N rows and JC columns, each reloaded once per skb-deep
-         * block of W unless it stays beside the W strip block; with more
-         * than one row group (N > 6) the A block (N x skb) and the W strip
-         * block (skb x sw) are copied into buffers that stay (their lines
-         * counted once), the A block read once per C block */
+        /* the skinny path (matmul_blocked.c), in place: W read once
+         * when a strip block (skb x sw) stays for the row groups after
+         * the first, else once per row group; C in blocks of all N rows
+         * and JC columns, each reloaded once per skb-deep block of W
+         * unless it stays beside the blocks of W and A; the A block
+         * (N x skb) once per C block when it stays across the strips,
+         * else once per strip */
         const double SW = (double)blk->sw, KB = fmin((double)blk->skb, P);
         double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
         JC = fmin(JC < SW ? SW : JC, M);
         const double jcn = ceil(M / JC), kbn = ceil(P / KB);
-        const int packs = N > 6.0;
+        const double groups = ceil(N / 6.0);
         const double wblock = KB * SW * sz, ablock = N * KB * sz;
-        const double w = b_rows + (packs ? wblock / g->line : 0.0);
-        /* A: per C block, once when its block stays across the strips,
-         * else once per strip */
-        const double a = (ablock + wblock <= Z ? jcn : jcn * ceil(JC / SW)) *
-                             a_rows +
-                         (packs ? ablock / g->line : 0.0);
+        /* rows of the strip block ldb apart: the sets they map to must
+         * hold them (a 2 KiB stride leaves an eighth of L1's sets) */
+        const double strip_lines = ceil(SW * sz / g->line);
+        const int w_stays =
+            wblock + ablock <= Z &&
+            KB * strip_lines <= rb_traffic_capacity(g, M * sz) * strip_lines;
+        const double w = w_stays ? b_rows : groups * b_rows;
+        const double a =
+            (ablock + wblock <= Z ? jcn : jcn * ceil(JC / SW)) * a_rows;
         const double c = N * JC * sz + wblock + ablock <= Z ? c_rows
                                                             : kbn * c_rows;
         return w + a + c;

@@ -53,7 +53,7 @@ do for [fmt in "png svg"] {
     set title sprintf("%s, %d thread%s", dt, th, th == 1 ? "" : "s")
     set logscale xy
     set xrange [*:*]
-    set yrange [0.001:1.5]
+    set yrange [*:1.5]
     set xlabel "batch size B (rows of A)"
     set ylabel "fraction of the measured peak"
     set grid xtics ytics mytics

@@ -351,8 +351,10 @@ static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
                    "intensity,samples,time_min_s,time_median_s,spread,"
                    "gflops_best,gflops_median,peak_fraction_best,"
                    "peak_fraction_median,roof_level,roof_gflops,roof_fraction");
-    for (size_t i = 0; i < doc->res->npoints; i++)
-        point_csv(&c, doc, a, &doc->res->points[i]);
+    /* curve by curve, B ascending: the chart draws each as one line */
+    for (size_t i = 0; i < a->ncurves; i++)
+        for (size_t j = 0; j < a->curves[i].n; j++)
+            point_csv(&c, doc, a, &doc->res->points[a->curves[i].idx[j]]);
     return sb_take(&c.sb);
 }
 
