@@ -222,10 +222,15 @@ json_t *host_kernels_json(void)
         rb_blocking_of((rb_dtype)d, &b);
         json_object_set_new(
             blk, rb_dtype_name((rb_dtype)d),
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s}", "path", b.path,
-                      "mr", (json_int_t)b.mr, "nr", (json_int_t)b.nr, "kc",
-                      (json_int_t)b.kc, "mc", (json_int_t)b.mc, "nc",
-                      (json_int_t)b.nc, "why", b.why));
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:I, "
+                      "s:I, s:I, s:s}}",
+                      "path", b.path, "mr", (json_int_t)b.mr, "nr",
+                      (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
+                      (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
+                      "skinny", "max_rows", (json_int_t)b.skinny_max,
+                      "strip", (json_int_t)b.sw, "depth", (json_int_t)b.skb,
+                      "c_block_bytes", (json_int_t)b.sc_bytes, "why",
+                      b.skinny_why));
     }
     return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
                      (c->isa & RB_ISA_AVX512F) != 0, "avx2_fma",

@@ -541,6 +541,26 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
     fprintf(f, "\n");
 }
 
+/* Each curve's rate at its first and its last B: the contrast batched
+ * stays flat (its intensity does not grow with B) while a matmul rises. */
+static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
+                      int nc, FILE *f)
+{
+    fprintf(f, "first to last B:");
+    for (int k = 0; k < nc; k++) {
+        if (cs[k]->n < 2)
+            continue;
+        const sweep_point *p0 = &doc->res->points[cs[k]->idx[0]],
+                          *p1 = &doc->res->points[cs[k]->idx[cs[k]->n - 1]];
+        const double g0 = harness_row_gflops(&p0->row),
+                     g1 = harness_row_gflops(&p1->row);
+        fprintf(f, "%s %s %.3g -> %.3g GFLOP/s (B %llu -> %llu, x%.2f)",
+                k ? ";" : "", cs[k]->kernel->name, g0, g1,
+                (unsigned long long)p0->b, (unsigned long long)p1->b, g1 / g0);
+    }
+    fprintf(f, "\n");
+}
+
 static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                         int level, int d, int t, FILE *f)
 {
@@ -615,6 +635,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         fprintf(f, "\n");
     }
     target_line(doc, cs, nc, f);
+    rise_line(doc, cs, nc, f);
 }
 
 static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
