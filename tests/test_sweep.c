@@ -163,15 +163,16 @@ static void test_weights(void)
     t.nlevels = 3;
     uint64_t s;
     char why[160];
-    /* L2: the middle of 64 KiB .. 1 MiB is 256 KiB: 256 x 256 f32 */
+    /* L2: half of the 1 MiB where the plateau ends, 512 KiB: 362 x 362
+     * f32, rounded to 384 */
     CHECK_INT(sweep_weights_side(&t, "L2", 4, &s, why, sizeof(why)), 0);
-    CHECK_INT(s, 256);
+    CHECK_INT(s, 384);
     /* DRAM: the smallest multiple of 64 at or past the plateau's start */
     CHECK_INT(sweep_weights_side(&t, "DRAM", 8, &s, why, sizeof(why)), 0);
     CHECK_INT(s % 64, 0);
     CHECK((double)s * (double)s * 8.0 >= 100e6);
     CHECK((double)(s - 64) * (double)(s - 64) * 8.0 < 100e6);
-    /* L1: never below 64 */
+    /* L1: 16 KiB of f64 is 45 x 45, rounded to 64 (never below 64) */
     CHECK_INT(sweep_weights_side(&t, "L1", 8, &s, why, sizeof(why)), 0);
     CHECK_INT(s, 64);
     CHECK_INT(sweep_weights_side(&t, "L3", 4, &s, why, sizeof(why)), -1);

@@ -199,7 +199,7 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     }
     const double bytes = strcmp(name, "DRAM") == 0
                              ? lv->starts_bytes
-                             : sqrt(lv->starts_bytes * lv->ends_bytes);
+                             : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
     uint64_t s = (uint64_t)(sqrt(bytes / el) / 64.0 + 0.5) * 64;
     if (strcmp(name, "DRAM") == 0)
         while ((double)s * (double)s * el < bytes)

@@ -58,10 +58,11 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
                     sweep_knee *out);
 
 /* The side P = M of a square weight matrix of el-byte elements that sits
- * in level `name` of the team's roofline: the geometric middle of the
- * level's plateau (working set of all threads), or the plateau's start for
- * DRAM (the smallest size that is DRAM-resident), rounded to a multiple of
- * 64 (at least 64). Returns 0, or -1 with why ("no L3 plateau in the
+ * in level `name` of the team's roofline: half the working set (all
+ * threads) at which the level's plateau ends, so that A and C fit beside
+ * the weights up to large B, and no less than where it starts; for DRAM
+ * the plateau's start (the smallest size that is DRAM-resident). Rounded
+ * to a multiple of 64, at least 64. Returns 0, or -1 with why ("no L3 plateau in the
  * 2-thread roofline (it has L1, L2, DRAM)"). */
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        uint64_t *side, char *why, size_t whylen);
