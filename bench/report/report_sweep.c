@@ -228,6 +228,16 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
         if (c->has_knee && isfinite(c->ridge_b))
             jd_set(jd, o, "knee50_over_ridge",
                    jd_num(c->knee.knee[0] / c->ridge_b));
+        if (c->has_knee) {
+            /* where a kernel that follows min(its plateau, I x bw) would
+             * reach half its plateau */
+            const double k = sweep_ridge_batch(
+                c->p, c->m, (unsigned)rb_dtype_size(plan->dtypes[c->d]),
+                0.5 * c->knee.plateau, c->bw);
+            jd_set(jd, o, "roofline_knee50", jd_num(k));
+            jd_set(jd, o, "knee50_over_roofline_knee50",
+                   jd_num(c->knee.knee[0] / k));
+        }
     }
     const sweep_curve *s = slowest_of(a, c);
     if (s && s != c && c->has_roof && c->has_knee && s->bw > 0.0)
@@ -644,9 +654,9 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                "plateau (log-log interpolation),\nbeside the B where the "
                "host roof turns compute-bound (measured peak and the "
                "weights'\nlevel bandwidth, exact bytes)\n");
-    fprintf(f, "%-8s %-5s %3s %-16s %9s %8s %8s %8s %9s\n", "weights",
+    fprintf(f, "%-8s %-5s %3s %-16s %9s %8s %8s %8s %9s %8s %9s\n", "weights",
             "dtype", "thr", "kernel", "plateau", "knee50", "knee90", "ridge B",
-            "k50/ridge");
+            "k50/ridge", "roof k50", "k50/roof");
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
         char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a";
@@ -659,15 +669,27 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
         if (c->has_roof && c->has_knee && isfinite(c->ridge_b))
             snprintf(ratio, sizeof(ratio), "%.2f",
                      c->knee.knee[0] / c->ridge_b);
-        fprintf(f, "%-8s %-5s %3d %-16s %9.4g%s %8s %8s %8s %9s\n",
+        char rk[24] = "n/a", rkr[24] = "n/a";
+        if (c->has_roof && c->has_knee) {
+            const double k = sweep_ridge_batch(
+                c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
+                0.5 * c->knee.plateau, c->bw);
+            fmt_batch(rk, sizeof(rk), k, 0);
+            if (isfinite(k))
+                snprintf(rkr, sizeof(rkr), "%.2f", c->knee.knee[0] / k);
+        }
+        fprintf(f, "%-8s %-5s %3d %-16s %9.4g%s %8s %8s %8s %9s %8s %9s\n",
                 doc->plan->levels[c->level].name,
                 rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
                 c->kernel->name, c->has_knee ? c->knee.plateau : NAN,
                 c->has_knee && c->knee.plateau_at_end ? "+" : " ", k50, k90,
-                rb, ratio);
+                rb, ratio, rk, rkr);
     }
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
-               "beyond the grid.\n");
+               "beyond the grid. roof k50: where a kernel\nthat follows "
+               "min(its own plateau, intensity x bandwidth) reaches half of "
+               "it; a roofline\nkernel whose plateau is the peak has its "
+               "50%% knee at about half the ridge B.\n");
 }
 
 static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
