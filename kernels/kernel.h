@@ -28,7 +28,10 @@ typedef struct {
 
 /* One call's operands. For a thread's share of the work the harness passes
  * a sub-problem: fewer output rows (n) with a, c moved to the first of them
- * (and b too for the batched contraction, where each row owns its matrix).
+ * (and b too for the batched contraction, where each row owns its matrix);
+ * for matmul and batched with few rows that the threads do not divide
+ * evenly (a batch of 1 or 3 on 2 threads), fewer columns (m) instead, with
+ * b and c moved to the first of them and the leading dimensions kept.
  * Dot is split along P instead and every share writes its own partial sum.
  *   dot:     a[p], b[p], c[0]
  *   matvec:  a = A (lda), b = x, c = y

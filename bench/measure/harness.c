@@ -93,6 +93,19 @@ void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
         x->c = (char *)c + (size_t)tid * EXEC_PARTIAL_STRIDE;
         return;
     }
+    /* Few rows that do not divide evenly (a batch of 1 or 3 on 2 threads):
+     * the shares are columns instead, 16 to a cache line's multiple, each
+     * thread reading all of A and its part of B. */
+    if ((op == RB_OP_MATMUL || op == RB_OP_BATCHED) &&
+        s.n % (size_t)nthreads != 0 && s.n < 8 * (size_t)nthreads &&
+        s.m >= 16 * (size_t)nthreads) {
+        share(s.m, tid, nthreads, 16, &lo, &hi);
+        x->m = hi - lo;
+        x->a = a;
+        x->b = (char *)b + lo * elsize;
+        x->c = (char *)c + lo * elsize;
+        return;
+    }
     share(s.n, tid, nthreads, 1, &lo, &hi);
     x->n = hi - lo;
     x->a = (char *)a + lo * x->lda * elsize;
