@@ -46,45 +46,29 @@ static void ukr_c_f32(size_t kc, const float *restrict a,
 /* The portable skinny kernel: the same rows x PSW tile in plain C. */
 enum { PSW = 16 };
 
-void gemm_skinny_portable_f64(size_t rows, size_t kb, const double *restrict a,
-                              size_t lda, const double *restrict w, size_t ldw,
-                              double *restrict c, size_t ldc, int accumulate,
-                              const double *pf, size_t pfld)
-{
-    (void)pf;
-    (void)pfld;
-    double acc[GEMM_SKINNY_ROWS][PSW];
-    for (size_t i = 0; i < rows; i++)
-        for (int j = 0; j < PSW; j++)
-            acc[i][j] = accumulate ? c[i * ldc + j] : 0.0;
-    for (size_t k = 0; k < kb; k++)
-        for (size_t i = 0; i < rows; i++)
-            for (int j = 0; j < PSW; j++)
-                acc[i][j] += a[i * lda + k] * w[k * ldw + j];
-    for (size_t i = 0; i < rows; i++)
-        for (int j = 0; j < PSW; j++)
-            c[i * ldc + j] = acc[i][j];
-}
+#define PORTABLE_SKINNY(T, SUFFIX)                                             \
+    void gemm_skinny_portable_##SUFFIX(                                        \
+        size_t rows, size_t kb, const T *restrict a, size_t lda,               \
+        const T *restrict w, size_t ldw, T *restrict c, size_t ldc,            \
+        int accumulate, const T *pf, size_t pfld)                              \
+    {                                                                          \
+        (void)pf;                                                              \
+        (void)pfld;                                                            \
+        T acc[GEMM_SKINNY_ROWS][PSW];                                          \
+        for (size_t i = 0; i < rows; i++)                                      \
+            for (int j = 0; j < PSW; j++)                                      \
+                acc[i][j] = accumulate ? c[i * ldc + j] : (T)0;                \
+        for (size_t k = 0; k < kb; k++)                                        \
+            for (size_t i = 0; i < rows; i++)                                  \
+                for (int j = 0; j < PSW; j++)                                  \
+                    acc[i][j] += a[i * lda + k] * w[k * ldw + j];              \
+        for (size_t i = 0; i < rows; i++)                                      \
+            for (int j = 0; j < PSW; j++)                                      \
+                c[i * ldc + j] = acc[i][j];                                    \
+    }
 
-void gemm_skinny_portable_f32(size_t rows, size_t kb, const float *restrict a,
-                              size_t lda, const float *restrict w, size_t ldw,
-                              float *restrict c, size_t ldc, int accumulate,
-                              const float *pf, size_t pfld)
-{
-    (void)pf;
-    (void)pfld;
-    float acc[GEMM_SKINNY_ROWS][PSW];
-    for (size_t i = 0; i < rows; i++)
-        for (int j = 0; j < PSW; j++)
-            acc[i][j] = accumulate ? c[i * ldc + j] : 0.0f;
-    for (size_t k = 0; k < kb; k++)
-        for (size_t i = 0; i < rows; i++)
-            for (int j = 0; j < PSW; j++)
-                acc[i][j] += a[i * lda + k] * w[k * ldw + j];
-    for (size_t i = 0; i < rows; i++)
-        for (int j = 0; j < PSW; j++)
-            c[i * ldc + j] = acc[i][j];
-}
+PORTABLE_SKINNY(double, f64)
+PORTABLE_SKINNY(float, f32)
 
 const gemm_path gemm_paths[] = {
     {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,

@@ -17,7 +17,6 @@
 #include "progress.h"
 #include "report_run.h"
 #include "session.h"
-#include "timer.h"
 
 typedef struct {
     const char *kernel, *dtype, *threads, *shape, *events, *ceilings, *out;
@@ -163,8 +162,6 @@ static int make_plan(const rb_machine *m, const run_opts *o,
                      counters_events *ev, rb_err *e)
 {
     memset(plan, 0, sizeof(*plan));
-    char threads[32];
-    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1", m->ncores);
     plan->samples = (int)o->samples;
     plan->seed = o->seed;
     plan->min_time = o->min_time;
@@ -175,20 +172,14 @@ static int make_plan(const rb_machine *m, const run_opts *o,
     if (!rc)
         rc = plan_shapes(o, seen, plan, e);
     if (!rc)
-        rc = parse_threads("--threads", o->threads ? o->threads : threads,
-                           m->ncores, plan->threads, HARNESS_MAX_THREADS,
+        rc = flags_threads(m, o->threads, plan->threads, HARNESS_MAX_THREADS,
                            &plan->nthreads, e);
     if (!rc)
         rc = harness_check_plan(plan, host_mem_available(), e);
     if (!rc)
         rc = plan_events(m, o, plan, ev, e);
-    timer_info clk;
-    timer_probe(&clk);
-    if (!rc && plan->min_time < 1000.0 * clk.measured_s)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--min-time %g: below 1000 steps of this clock (%g s "
-                     "each)",
-                     plan->min_time, clk.measured_s);
+    if (!rc)
+        rc = flags_min_time(plan->min_time, e);
     return rc;
 }
 

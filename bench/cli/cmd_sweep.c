@@ -20,7 +20,6 @@
 #include "session.h"
 #include "sweep.h"
 #include "sweeprun.h"
-#include "timer.h"
 
 typedef struct {
     const char *batch, *weights, *kernel, *dtype, *threads, *profile,
@@ -190,8 +189,6 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
                      const flag_seen *seen, sweep_plan *plan, rb_err *e)
 {
     memset(plan, 0, sizeof(*plan));
-    char threads[32];
-    snprintf(threads, sizeof(threads), m->ncores > 1 ? "1,%d" : "1", m->ncores);
     plan->samples = (int)o->samples;
     plan->seed = o->seed;
     plan->min_time = o->min_time;
@@ -215,21 +212,15 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     if (!rc)
         rc = parse_dtypes("--dtype", o->dtype, plan->dtypes, &plan->ndtypes, e);
     if (!rc)
-        rc = parse_threads("--threads", o->threads ? o->threads : threads,
-                           m->ncores, plan->threads, HARNESS_MAX_THREADS,
+        rc = flags_threads(m, o->threads, plan->threads, HARNESS_MAX_THREADS,
                            &plan->nthreads, e);
     if (!rc)
         rc = plan_levels(m, o, seen, plan, e);
     if (!rc && strcmp(o->openblas, "env") != 0 &&
         strcmp(o->openblas, "best") != 0)
         rc = rb_fail(e, RB_EINPUT, "--openblas '%s': env or best", o->openblas);
-    timer_info clk;
-    timer_probe(&clk);
-    if (!rc && plan->min_time < 1000.0 * clk.measured_s)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--min-time %g: below 1000 steps of this clock (%g s "
-                     "each)",
-                     plan->min_time, clk.measured_s);
+    if (!rc)
+        rc = flags_min_time(plan->min_time, e);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 
 #include "parse.h"
 #include "text.h"
+#include "timer.h"
 
 static int find(const flag_table *t, const char *name)
 {
@@ -281,4 +282,25 @@ json_t *flags_command_json(const char *command, int argc, char **argv)
         json_array_append_new(cmd, v);
     }
     return cmd;
+}
+
+int flags_threads(const rb_machine *m, const char *list, int *out, int max,
+                  int *n, rb_err *e)
+{
+    char dflt[32];
+    snprintf(dflt, sizeof(dflt), m->ncores > 1 ? "1,%d" : "1", m->ncores);
+    return parse_threads("--threads", list ? list : dflt, m->ncores, out, max,
+                         n, e);
+}
+
+int flags_min_time(double seconds, rb_err *e)
+{
+    timer_info clk;
+    timer_probe(&clk);
+    if (seconds < 1000.0 * clk.measured_s)
+        return rb_fail(e, RB_EINPUT,
+                       "--min-time %g: below 1000 steps of this clock (%g s "
+                       "each)",
+                       seconds, clk.measured_s);
+    return RB_OK;
 }

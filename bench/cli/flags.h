@@ -18,6 +18,7 @@
 #include "error.h"
 #include "harness.h"
 #include "kernel.h"
+#include "machine.h"
 
 typedef enum {
     FLAG_SWITCH, /* int: 1 when given                          */
@@ -153,6 +154,13 @@ const char *flags_text(const flag_table *t, const flag_seen *seen,
 int flags_kernels(const char *flag, const char *list, unsigned ops,
                   const char *wrong_op, int sorted, const rb_kernel **out,
                   size_t *n, size_t max, rb_err *e);
+
+/* --threads LIST (NULL: 1 and all the cores this process may use). */
+int flags_threads(const rb_machine *m, const char *list, int *out, int max,
+                  int *n, rb_err *e);
+
+/* --min-time S: a sample must last at least 1000 steps of this clock. */
+int flags_min_time(double seconds, rb_err *e);
 
 /* The command line as the context's settings record it: ["roofbench",
  * the command, its arguments]. */
