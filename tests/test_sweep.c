@@ -31,10 +31,13 @@ static void test_grid(void)
     grid_is("1:1", (const uint64_t[]){1}, 1);
     grid_is("7", (const uint64_t[]){7}, 1);
     grid_is("1,5,7", (const uint64_t[]){1, 5, 7}, 3);
-    grid_is("1:10:x2", (const uint64_t[]){1, 2, 4, 8}, 4);
+    grid_is("1:10:x2", (const uint64_t[]){1, 2, 4, 8, 10}, 5);
     grid_is("1:5:x1.2", (const uint64_t[]){1, 2, 3, 4, 5}, 5);
+    grid_is("1:64:x3", (const uint64_t[]){1, 3, 9, 27, 64}, 5);
+    grid_is("1:4:x1000000", (const uint64_t[]){1, 4}, 2);
     grid_is("1:7:+3", (const uint64_t[]){1, 4, 7}, 3);
     grid_is("2:8:+3", (const uint64_t[]){2, 5, 8}, 3);
+    grid_is("1:10:+4", (const uint64_t[]){1, 5, 9, 10}, 4);
     uint64_t got[SWEEP_MAX_POINTS];
     size_t k;
     rb_err e;
@@ -51,11 +54,14 @@ static void test_grid(void)
         {"1:8:x0.5", "does not advance"},
         {"1:8:+0", "does not advance"},
         {"1:8:y2", "neither xFACTOR nor +COUNT"},
-        {"1:8:x", "--batch"},
         {"4,2", "sizes must ascend"},
         {"4,4", "given twice"},
         {"1:100:+1", "more than 64 batch sizes"},
-        {"1:8:", "--batch"},
+        {"1:8:", "--batch '1:8:': no step after the second ':'"},
+        {"1:4:+", "--batch '1:4:+': step '+' has no count"},
+        {"1:4:x", "--batch '1:4:x': step 'x' has no factor"},
+        {":4", "--batch ':4': LO:HI needs both sizes"},
+        {"1:", "--batch '1:': LO:HI needs both sizes"},
         {"a:8", "--batch 'a'"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -70,12 +76,13 @@ static void test_grid(void)
 static double roof_at(double b, double p, double m, double el, double peak,
                       double bw)
 {
-    const double in = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
-    return fmin(peak, in * bw);
+    return fmin(peak, sweep_intensity(b, p, m, el) * bw);
 }
 
 static void test_ridge(void)
 {
+    /* by hand: 2 x 4 x 8 x 16 / (4 x (4 x 8 + 8 x 16 + 4 x 16)) */
+    CHECK(NEAR(sweep_intensity(4, 8, 16, 4), 1024.0 / 896.0, 1e-15));
     /* 4-byte elements, peak 100, bandwidth 10: the weights-only answer is
      * s x ridge / 2 = 4 x 10 / 2 = 20; the exact one a little above it */
     const double b = sweep_ridge_batch(4096, 4096, 4, 100.0, 10.0);

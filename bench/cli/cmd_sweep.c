@@ -3,6 +3,7 @@
  * knees of each curve beside the ridge the host roofline predicts, the
  * knees of two levels beside their bandwidths, and the reference
  * profiles' thresholds. */
+#include <errno.h>
 #include <hwloc.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -164,9 +165,13 @@ static int plan_levels(const rb_machine *m, const sweep_opts *o,
                              SWEEP_MAX_LEVELS + 1, e);
     if (k < 0)
         return RB_EINPUT;
+    if (k > SWEEP_MAX_LEVELS)
+        return rb_fail(e, RB_EINPUT, "--weights '%s': more than %d levels",
+                       o->weights, SWEEP_MAX_LEVELS);
     for (int i = 0; i < k; i++) {
         int which = -1;
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < (int)(sizeof(level_names) / sizeof(*level_names));
+             j++)
             if (strcmp(items[i], level_names[j]) == 0)
                 which = j;
         if (which < 0)
@@ -196,8 +201,12 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     const uint64_t avail = host_mem_available();
     plan->batched_budget = avail / 4 < 4000000000ull ? avail / 4 : 4000000000ull;
     int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);
+    /* all: every matmul kernel and the contrast (batched_openblas is not
+     * one: it is OpenBLAS looping over the rows) */
+    const char *kernels = strcmp(o->kernel, "all") == 0 ? "matmul,batched"
+                                                        : o->kernel;
     if (!rc)
-        rc = flags_kernels("--kernel", o->kernel,
+        rc = flags_kernels("--kernel", kernels,
                            (1u << RB_OP_MATMUL) | (1u << RB_OP_BATCHED),
                            "sweep takes matmul kernels and batched", 0,
                            plan->kernels, &plan->nkernels, SWEEP_MAX_KERNELS,
@@ -262,19 +271,20 @@ static int openblas_best(const sweep_opts *o, const flag_seen *seen, rb_err *e)
         return RB_OK;
     unsetenv("OPENBLAS_CORETYPE");
     unsetenv("OPENBLAS_L2_SIZE");
-    char *argv[FLAGS_MAX * 2 + 4];
-    int n = 0;
-    argv[n++] = "roofbench";
-    for (int i = 0; i < seen->argc && n < (int)(sizeof(argv) / sizeof(*argv)) - 1;
-         i++)
-        argv[n++] = seen->argv[i];
-    argv[n] = NULL;
+    char **argv = calloc((size_t)seen->argc + 2, sizeof(*argv));
+    if (!argv)
+        return rb_fail(e, RB_EINPUT, "--openblas best: out of memory");
+    argv[0] = "roofbench";
+    for (int i = 0; i < seen->argc; i++)
+        argv[i + 1] = seen->argv[i];
     fflush(NULL);
     execv("/proc/self/exe", argv);
+    const int err = errno;
+    free(argv);
     return rb_fail(e, RB_EINPUT,
                    "--openblas best: cannot start again without "
-                   "OPENBLAS_CORETYPE: %s",
-                   "execv /proc/self/exe failed");
+                   "OPENBLAS_CORETYPE: /proc/self/exe: %s",
+                   strerror(err));
 }
 
 static int load_profiles(const sweep_opts *o, profile *out, int *n,
@@ -298,6 +308,15 @@ static int load_profiles(const sweep_opts *o, profile *out, int *n,
             return RB_EINPUT;
     }
     return RB_OK;
+}
+
+/* --profile host: the measured roofline as a profile. */
+static int host_profile(const roofline *roof, profile *p, rb_err *e)
+{
+    rb_err why;
+    if (roofline_to_profile(roof, p, &why) == RB_OK)
+        return RB_OK;
+    return rb_fail(e, RB_EINPUT, "--profile host: %s", why.msg);
 }
 
 static json_t *settings_json(const sweep_plan *plan, const sweep_opts *o,
@@ -394,9 +413,8 @@ static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
                               st->plan.ndtypes, &interrupted, e);
     if (!rc && !interrupted)
         rc = size_levels(&st->roof.roof, &st->plan, e);
-    if (!rc && !interrupted && st->host_profile >= 0)
-        rc = roofline_to_profile(&st->roof.roof,
-                                 &st->profiles[st->host_profile], e);
+    if (!rc && !interrupted && st->host_profile >= 0 && !o->ceilings)
+        rc = host_profile(&st->roof.roof, &st->profiles[st->host_profile], e);
     rb_err run_err = {""};
     int run_rc = RB_OK;
     if (!rc && !interrupted)
@@ -427,6 +445,8 @@ static int sweep_main(const rb_machine *m, const void *opts,
     if (!rc && (o->ceilings || strcmp(st->plan.levels[0].name, "given") == 0))
         rc = o->ceilings ? size_levels(&st->roof.roof, &st->plan, e)
                          : sweep_check_plan(&st->plan, host_mem_available(), e);
+    if (!rc && o->ceilings && st->host_profile >= 0)
+        rc = host_profile(&st->roof.roof, &st->profiles[st->host_profile], e);
     if (!rc)
         rc = openblas_best(o, seen, e);
     rc = rc ? 2 : measure(m, st, o, seen, e);

@@ -73,10 +73,19 @@ int sweep_check_plan(const sweep_plan *plan, uint64_t mem_available, rb_err *e)
             for (int t = 0; t < plan->nthreads; t++) {
                 harness_plan hp;
                 const uint64_t b = plan->batch[plan->nbatch - 1];
-                if (point_plan(plan, l, d, t, b, &hp) == 0)
-                    return rb_fail(e, RB_EINPUT,
-                                   "--kernel: nothing fits at B = %llu",
-                                   (unsigned long long)b);
+                uint64_t need = 0;
+                if (point_plan(plan, l, d, t, b, &hp) == 0) {
+                    sweep_point_bytes(plan, plan->kernels[0], l, d, t, b,
+                                      &need);
+                    return rb_fail(
+                        e, RB_EINPUT,
+                        "--batch: at B = %llu batched (every row its own "
+                        "[P,M] matrix) needs %.3g GB, past its budget of "
+                        "%.3g GB, and no other kernel is asked for: lower "
+                        "the largest B or add a matmul kernel",
+                        (unsigned long long)b, (double)need / 1e9,
+                        (double)plan->batched_budget / 1e9);
+                }
                 if (harness_check_plan(&hp, mem_available, e))
                     return RB_EINPUT;
             }

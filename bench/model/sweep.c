@@ -51,6 +51,9 @@ static int grid_step(const char *flag, const char *s, const char *step,
                      int *geometric, double *factor, uint64_t *add, rb_err *e)
 {
     *geometric = step[0] == 'x';
+    if ((step[0] == 'x' || step[0] == '+') && step[1] == '\0')
+        return rb_fail(e, RB_EINPUT, "%s '%s': step '%s' has no %s", flag, s,
+                       step, step[0] == 'x' ? "factor" : "count");
     if (step[0] == 'x') {
         if (parse_real(flag, step + 1, 0.0, 1e6, NULL, factor, e))
             return RB_EINPUT;
@@ -89,6 +92,12 @@ int sweep_grid_parse(const char *flag, const char *s, uint64_t *out, size_t *n,
         return rb_fail(e, RB_EINPUT, "%s: value too long", flag);
     memcpy(range, s, len);
     range[len] = '\0';
+    if (range[0] == ':' || range[len - 1] == ':')
+        return rb_fail(e, RB_EINPUT, "%s '%s': LO:HI needs both sizes", flag,
+                       s);
+    if (second && second[1] == '\0')
+        return rb_fail(e, RB_EINPUT, "%s '%s': no step after the second ':'",
+                       flag, s);
     uint64_t lo, hi;
     if (parse_range(flag, range, 1, UINT32_MAX, &lo, &hi, e))
         return RB_EINPUT;
@@ -112,17 +121,22 @@ int sweep_grid_parse(const char *flag, const char *s, uint64_t *out, size_t *n,
         return rc ? rc : push(flag, s, out, n, hi, e);
     }
     int rc = RB_OK;
-    for (uint64_t b = lo; !rc && b <= hi;) {
+    for (uint64_t b = lo; !rc && b < hi;) {
         rc = push(flag, s, out, n, b, e);
-        uint64_t next = geometric ? (uint64_t)ceil((double)b * factor) : b + add;
-        if (next <= b)
-            next = b + 1;
-        b = next;
+        const double next = geometric ? ceil((double)b * factor)
+                                      : (double)b + (double)add;
+        /* a factor so close to 1 that the size stays: one more */
+        b = next <= (double)b ? b + 1 : next > (double)hi ? hi : (uint64_t)next;
     }
-    return rc;
+    return rc ? rc : push(flag, s, out, n, hi, e); /* HI always ends it */
 }
 
 /* ---- the roof -------------------------------------------------------------- */
+
+double sweep_intensity(double b, double p, double m, double el)
+{
+    return 2.0 * b * p * m / (el * (b * p + p * m + b * m));
+}
 
 double sweep_ridge_batch(uint64_t p, uint64_t m, unsigned el, double peak,
                          double bw)
@@ -197,13 +211,12 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                  name, t->threads, t->nlevels ? have : "none");
         return -1;
     }
-    const double bytes = strcmp(name, "DRAM") == 0
-                             ? lv->starts_bytes
-                             : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
+    const int dram = strcmp(name, "DRAM") == 0;
+    const double bytes = dram ? lv->starts_bytes
+                              : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
     uint64_t s = (uint64_t)(sqrt(bytes / el) / 64.0 + 0.5) * 64;
-    if (strcmp(name, "DRAM") == 0)
-        while ((double)s * (double)s * el < bytes)
-            s += 64;
+    while (dram && (double)s * (double)s * el < bytes)
+        s += 64;
     *side = s < 64 ? 64 : s;
     return 0;
 }

@@ -28,6 +28,9 @@ enum { SWEEP_MAX_POINTS = 64 };
 int sweep_grid_parse(const char *flag, const char *s, uint64_t *out, size_t *n,
                      rb_err *e);
 
+/* I(B) = 2BPM / el(BP + PM + BM): FLOP per byte of [B,P] x [P,M]. */
+double sweep_intensity(double b, double p, double m, double el);
+
 /* The batch size from which min(peak, I(B) x bw) is peak for
  * [B,P] x [P,M] in elements of el bytes (I(B) = 2BPM / el(BP + PM + BM)),
  * with peak in GFLOP/s and bw in GB/s: el peak PM / (2 PM bw - el peak

@@ -11,6 +11,24 @@
 
 /* ---- the analysis ---------------------------------------------------------- */
 
+/* A row's place on the host roofline at its measured rate; 0, or -1 when
+ * there is no roof for its team or dtype. */
+static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
+{
+    char why[160];
+    return doc->roof ? roofline_bound(doc->roof, r->threads, r->dtype,
+                                      r->counts.flops, r->counts.bytes,
+                                      harness_row_gflops(r), b, why,
+                                      sizeof(why))
+                     : -1;
+}
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : dflt;
+}
+
 static int index_of_dtype(const sweep_plan *plan, rb_dtype dt)
 {
     for (int d = 0; d < plan->ndtypes; d++)
@@ -53,8 +71,28 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
     }
     c->peak = team->peak_gflops[dt];
     c->has_roof = 1;
-    c->ridge_b = sweep_ridge_batch(c->p, c->m, (unsigned)rb_dtype_size(dt),
-                                   c->peak, c->bw);
+    const double el = (double)rb_dtype_size(dt);
+    if (c->kernel->op == RB_OP_BATCHED) {
+        /* every row brings its own matrix: 2PM / s(P + PM + M) whatever B,
+         * compute-bound at any B or at none */
+        const double p = (double)c->p, m = (double)c->m;
+        const double in = 2.0 * p * m / (el * (p + p * m + m));
+        c->ridge_b = in * c->bw >= c->peak ? 0.0 : INFINITY;
+    } else {
+        c->ridge_b = sweep_ridge_batch(c->p, c->m, (unsigned)el, c->peak,
+                                       c->bw);
+    }
+}
+
+/* Where a kernel that follows min(its own plateau, I(B) x bw) reaches half
+ * of it: the knee the roofline predicts for this kernel. */
+static double roof_knee50(const sweep_doc *doc, const sweep_curve *c)
+{
+    if (!c->has_roof || !c->has_knee || c->kernel->op == RB_OP_BATCHED)
+        return NAN;
+    return sweep_ridge_batch(
+        c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
+        0.5 * c->knee.plateau, c->bw);
 }
 
 static sweep_curve *curve_for(sweep_analysis *a, const sweep_doc *doc,
@@ -142,26 +180,30 @@ static void predict(const sweep_doc *doc, int i, prediction *out)
     out->p = p;
     out->dt = p->headline;
     out->pp = out->mm = 0;
+    int t = 0; /* the largest team */
+    for (int j = 0; j < plan->nthreads; j++)
+        if (plan->threads[j] > plan->threads[t])
+            t = j;
     for (int l = 0; l < plan->nlevels; l++) /* the largest weights */
-        if (plan->levels[l].p[0][plan->nthreads - 1] *
-                plan->levels[l].m[0][plan->nthreads - 1] >
+        if (plan->levels[l].p[0][t] * plan->levels[l].m[0][t] >
             out->pp * out->mm) {
-            out->pp = plan->levels[l].p[0][plan->nthreads - 1];
-            out->mm = plan->levels[l].m[0][plan->nthreads - 1];
+            out->pp = plan->levels[l].p[0][t];
+            out->mm = plan->levels[l].m[0][t];
         }
     const unsigned el = pdtype_size(p->headline);
     const double peak = p->peak[p->headline], bw = p->mem_bw;
-    out->exact = sweep_ridge_batch(out->pp, out->mm, el, peak, bw);
+    /* weights not sized yet (stopped before the roofline): unknown */
+    out->exact = out->pp ? sweep_ridge_batch(out->pp, out->mm, el, peak, bw)
+                         : NAN;
     out->weights_only = el * peak / (2.0 * bw);
 }
 
 /* Fraction of peak a profile attains at batch b with its own roofline. */
 static double profile_fraction(const prediction *pr, double b)
 {
-    const double el = pdtype_size(pr->dt), p = (double)pr->pp,
-                 m = (double)pr->mm;
-    const double intensity = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
-    const double f = intensity * pr->p->mem_bw / pr->p->peak[pr->dt];
+    const double f = sweep_intensity(b, (double)pr->pp, (double)pr->mm,
+                                     pdtype_size(pr->dt)) *
+                     pr->p->mem_bw / pr->p->peak[pr->dt];
     return f < 1.0 ? f : 1.0;
 }
 
@@ -225,26 +267,30 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
                        jd_num(c->ridge_b), "how",
                        "B where min(peak, 2BPM / s(BP + PM + BM) x bandwidth) "
                        "reaches peak: exact bytes"));
-        if (c->has_knee && isfinite(c->ridge_b))
+        if (c->has_knee && isfinite(c->ridge_b) && c->ridge_b > 0.0) {
             jd_set(jd, o, "knee50_over_ridge",
                    jd_num(c->knee.knee[0] / c->ridge_b));
-        if (c->has_knee) {
-            /* where a kernel that follows min(its plateau, I x bw) would
-             * reach half its plateau */
-            const double k = sweep_ridge_batch(
-                c->p, c->m, (unsigned)rb_dtype_size(plan->dtypes[c->d]),
-                0.5 * c->knee.plateau, c->bw);
+            /* a knee at the first point is an upper bound, so is this */
+            jd_set(jd, o, "knee50_over_ridge_is_upper_bound",
+                   json_boolean(c->knee.at_first[0]));
+        }
+        const double k = roof_knee50(doc, c);
+        if (isfinite(k) && k > 0.0) {
             jd_set(jd, o, "roofline_knee50", jd_num(k));
             jd_set(jd, o, "knee50_over_roofline_knee50",
                    jd_num(c->knee.knee[0] / k));
         }
     }
     const sweep_curve *s = slowest_of(a, c);
-    if (s && s != c && c->has_roof && c->has_knee && s->bw > 0.0)
+    /* a ratio over a knee at the first point (an upper bound) is not
+     * bounded: none */
+    if (s && s != c && c->has_roof && c->has_knee && s->bw > 0.0 &&
+        !s->knee.at_first[0])
         jd_set(jd, o, "against_slowest_level",
-               jd_pack(jd, "{s:s, s:o, s:o, s:o}", "level",
+               jd_pack(jd, "{s:s, s:o, s:b, s:o, s:o}", "level",
                        plan->levels[s->level].name, "knee50_ratio",
                        jd_num(c->knee.knee[0] / s->knee.knee[0]),
+                       "knee50_ratio_is_upper_bound", c->knee.at_first[0],
                        "bandwidth_ratio", jd_num(s->bw / c->bw),
                        "knee_ratio_over_bandwidth_ratio",
                        jd_num(c->knee.knee[0] / s->knee.knee[0] /
@@ -407,8 +453,8 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
             continue;
         const double el = (double)rb_dtype_size(doc->plan->dtypes[cv->d]);
         for (double b = lo; b <= hi * 1.0001; b *= pow(2.0, 0.125)) {
-            const double p = (double)cv->p, m = (double)cv->m;
-            const double in = 2.0 * b * p * m / (el * (b * p + p * m + b * m));
+            const double in =
+                sweep_intensity(b, (double)cv->p, (double)cv->m, el);
             csv_str(&c, "host");
             csv_str(&c, rb_dtype_name(doc->plan->dtypes[cv->d]));
             csv_int(&c, (unsigned long long)doc->plan->threads[cv->t]);
@@ -511,10 +557,24 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
 
 static void fmt_batch(char *buf, size_t len, double b, int at_first)
 {
-    if (!isfinite(b))
+    if (isnan(b))
+        snprintf(buf, len, "n/a");
+    else if (isinf(b))
         snprintf(buf, len, "never");
+    else if (b == 0.0)
+        snprintf(buf, len, "any");
     else
         snprintf(buf, len, "%s%.3g", at_first ? "<=" : "", b);
+}
+
+/* A ratio, "<=" when its numerator is an upper bound; n/a when it is not a
+ * finite positive number. */
+static void fmt_ratio(char *buf, size_t len, double r, int upper)
+{
+    if (isfinite(r) && r > 0.0)
+        snprintf(buf, len, "%s%.2f", upper ? "<=" : "", r);
+    else
+        snprintf(buf, len, "n/a");
 }
 
 /* How many of a curve's points reach 70% of their roofline bound, and the
@@ -522,7 +582,7 @@ static void fmt_batch(char *buf, size_t len, double b, int at_first)
 static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
 {
-    fprintf(f, "at 70%% of the roof or more:");
+    int said = 0;
     for (int k = 0; k < nc; k++) {
         size_t ok = 0, n = 0;
         double low = INFINITY;
@@ -530,11 +590,7 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
         for (size_t j = 0; j < cs[k]->n; j++) {
             const harness_row *r = &doc->res->points[cs[k]->idx[j]].row;
             roof_bound b;
-            char why[128];
-            if (!doc->roof ||
-                roofline_bound(doc->roof, r->threads, r->dtype, r->counts.flops,
-                               r->counts.bytes, harness_row_gflops(r), &b, why,
-                               sizeof(why)) != 0)
+            if (bound_of(doc, r, &b) != 0)
                 continue;
             n++;
             ok += b.fraction >= 0.70;
@@ -545,10 +601,12 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
         }
         if (n)
             fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu)",
-                    k ? ";" : "", cs[k]->kernel->name, ok, n, 100.0 * low,
+                    said++ ? ";" : "at 70% of the roof or more:",
+                    cs[k]->kernel->name, ok, n, 100.0 * low,
                     (unsigned long long)lowb);
     }
-    fprintf(f, "\n");
+    if (said)
+        fprintf(f, "\n");
 }
 
 /* Each curve's rate at its first and its last B: the contrast batched
@@ -556,7 +614,7 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
 static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
                       int nc, FILE *f)
 {
-    fprintf(f, "first to last B:");
+    int said = 0;
     for (int k = 0; k < nc; k++) {
         if (cs[k]->n < 2)
             continue;
@@ -565,10 +623,12 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
         const double g0 = harness_row_gflops(&p0->row),
                      g1 = harness_row_gflops(&p1->row);
         fprintf(f, "%s %s %.3g -> %.3g GFLOP/s (B %llu -> %llu, x%.2f)",
-                k ? ";" : "", cs[k]->kernel->name, g0, g1,
-                (unsigned long long)p0->b, (unsigned long long)p1->b, g1 / g0);
+                said++ ? ";" : "first to last B:", cs[k]->kernel->name, g0,
+                g1, (unsigned long long)p0->b, (unsigned long long)p1->b,
+                g1 / g0);
     }
-    fprintf(f, "\n");
+    if (said)
+        fprintf(f, "\n");
 }
 
 static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
@@ -615,17 +675,14 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         if (!any)
             continue;
         roof_bound bd;
-        char why[128];
-        const int has = doc->roof &&
-                        roofline_bound(doc->roof, any->row.threads,
-                                       any->row.dtype, any->row.counts.flops,
-                                       any->row.counts.bytes, 0.0, &bd, why,
-                                       sizeof(why)) == 0;
+        char roof[16] = "n/a";
+        if (bound_of(doc, &any->row, &bd) == 0)
+            snprintf(roof, sizeof(roof), "%.4g", bd.attainable_gflops);
         /* the matmul kernels share counts (the contrast's differ: its own
          * %roof column places it on its own bound) */
-        fprintf(f, "%6llu %8.3g %6.4g", (unsigned long long)b,
+        fprintf(f, "%6llu %8.3g %6s", (unsigned long long)b,
                 (double)any->row.counts.flops / (double)any->row.counts.bytes,
-                has ? bd.attainable_gflops : NAN);
+                roof);
         for (int k = 0; k < nc; k++) {
             if (!row[k]) {
                 fprintf(f, " %22s", "-");
@@ -633,13 +690,10 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
             }
             const harness_row *r = &row[k]->row;
             roof_bound rb;
-            const double g = harness_row_gflops(r);
-            const int ok = doc->roof &&
-                           roofline_bound(doc->roof, r->threads, r->dtype,
-                                          r->counts.flops, r->counts.bytes, g,
-                                          &rb, why, sizeof(why)) == 0;
-            fprintf(f, " %9.4g %5.0f%% %5.1f%%", g,
-                    ok ? 100.0 * rb.fraction : NAN,
+            char frac[16] = "n/a";
+            if (bound_of(doc, r, &rb) == 0)
+                snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
+            fprintf(f, " %9.4g %6s %5.1f%%", harness_row_gflops(r), frac,
                     100.0 * (r->time.median / r->time.min - 1.0));
         }
         fprintf(f, "\n");
@@ -654,36 +708,33 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                "plateau (log-log interpolation),\nbeside the B where the "
                "host roof turns compute-bound (measured peak and the "
                "weights'\nlevel bandwidth, exact bytes)\n");
-    fprintf(f, "%-8s %-5s %3s %-16s %9s %8s %8s %8s %9s %8s %9s\n", "weights",
+    fprintf(f, "%-8s %-5s %3s %-16s %10s %8s %8s %8s %9s %8s %9s\n", "weights",
             "dtype", "thr", "kernel", "plateau", "knee50", "knee90", "ridge B",
             "k50/ridge", "roof k50", "k50/roof");
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
-        char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a";
+        char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a",
+             plat[24] = "-", rk[24] = "n/a", rkr[24] = "n/a";
         if (c->has_knee) {
             fmt_batch(k50, sizeof(k50), c->knee.knee[0], c->knee.at_first[0]);
             fmt_batch(k90, sizeof(k90), c->knee.knee[1], c->knee.at_first[1]);
+            snprintf(plat, sizeof(plat), "%.4g%s", c->knee.plateau,
+                     c->knee.plateau_at_end ? "+" : "");
         }
         if (c->has_roof)
             fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
-        if (c->has_roof && c->has_knee && isfinite(c->ridge_b))
-            snprintf(ratio, sizeof(ratio), "%.2f",
-                     c->knee.knee[0] / c->ridge_b);
-        char rk[24] = "n/a", rkr[24] = "n/a";
-        if (c->has_roof && c->has_knee) {
-            const double k = sweep_ridge_batch(
-                c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
-                0.5 * c->knee.plateau, c->bw);
-            fmt_batch(rk, sizeof(rk), k, 0);
-            if (isfinite(k))
-                snprintf(rkr, sizeof(rkr), "%.2f", c->knee.knee[0] / k);
-        }
-        fprintf(f, "%-8s %-5s %3d %-16s %9.4g%s %8s %8s %8s %9s %8s %9s\n",
+        if (c->has_roof && c->has_knee)
+            fmt_ratio(ratio, sizeof(ratio), c->knee.knee[0] / c->ridge_b,
+                      c->knee.at_first[0]);
+        const double k = roof_knee50(doc, c);
+        fmt_batch(rk, sizeof(rk), k, 0);
+        if (c->has_knee)
+            fmt_ratio(rkr, sizeof(rkr), c->knee.knee[0] / k,
+                      c->knee.at_first[0]);
+        fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
                 doc->plan->levels[c->level].name,
                 rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-                c->kernel->name, c->has_knee ? c->knee.plateau : NAN,
-                c->has_knee && c->knee.plateau_at_end ? "+" : " ", k50, k90,
-                rb, ratio, rk, rkr);
+                c->kernel->name, plat, k50, k90, rb, ratio, rk, rkr);
     }
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
                "beyond the grid. roof k50: where a kernel\nthat follows "
@@ -698,7 +749,8 @@ static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
         const sweep_curve *s = slowest_of(a, c);
-        if (!s || s == c || !c->has_roof || !c->has_knee)
+        if (!s || s == c || !c->has_roof || !c->has_knee ||
+            s->knee.at_first[0])
             continue;
         if (!header++)
             fprintf(f, "\nthe knee moves with the weights' level: 50%% knees "
@@ -708,11 +760,15 @@ static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                     "knee50", "knee ratio", "bw ratio", "k/bw");
         const double kr = c->knee.knee[0] / s->knee.knee[0],
                      br = s->bw / c->bw;
-        fprintf(f, "%-5s %3d %-16s %-8s %8.3g %-8s %8.3g %10.3f %10.3f %8.2f\n",
+        char kc[24], ks[24], krs[24], kbs[24];
+        fmt_batch(kc, sizeof(kc), c->knee.knee[0], c->knee.at_first[0]);
+        fmt_batch(ks, sizeof(ks), s->knee.knee[0], 0);
+        fmt_ratio(krs, sizeof(krs), kr, c->knee.at_first[0]);
+        fmt_ratio(kbs, sizeof(kbs), kr / br, c->knee.at_first[0]);
+        fprintf(f, "%-5s %3d %-16s %-8s %8s %-8s %8s %10s %10.3f %8s\n",
                 rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-                c->kernel->name, doc->plan->levels[c->level].name,
-                c->knee.knee[0], doc->plan->levels[s->level].name,
-                s->knee.knee[0], kr, br, kr / br);
+                c->kernel->name, doc->plan->levels[c->level].name, kc,
+                doc->plan->levels[s->level].name, ks, krs, br, kbs);
     }
 }
 
@@ -724,9 +780,9 @@ static void prediction_table(const sweep_doc *doc, FILE *f)
     predict(doc, 0, &pr);
     fprintf(f, "\npredicted: the B from which [B,P] x [P,M] is compute-bound "
                "on each profile (its\nheadline dtype, its own peak and "
-               "memory bandwidth), exact at P = M = %llu and\ncounting the "
-               "weights alone (s x ridge / 2)\n",
-            (unsigned long long)pr.pp);
+               "memory bandwidth), exact at P = %llu, M = %llu and\ncounting "
+               "the weights alone (s x ridge / 2)\n",
+            (unsigned long long)pr.pp, (unsigned long long)pr.mm);
     fprintf(f, "%-14s %-5s %12s %10s %10s %12s\n", "profile", "dtype",
             "peak TFLOP/s", "TB/s", "B exact", "weights only");
     for (int i = 0; i < doc->nprofiles; i++) {
@@ -744,8 +800,8 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
 {
     const json_t *ob = json_object_get(doc->context, "openblas");
     fprintf(f, "roofbench sweep on %s: OpenBLAS core %s; results in %s\n",
-            json_string_value(json_object_get(doc->context, "host")),
-            json_string_value(json_object_get(ob, "corename")), dir);
+            str_or(doc->context, "host", "?"), str_or(ob, "corename", "?"),
+            dir);
     if (doc->roof)
         report_run_roofline_text(doc->roof, f);
     for (int l = 0; l < doc->plan->nlevels; l++)

@@ -284,7 +284,8 @@ int session_conclude(session *s, int mrc, const rb_err *merr, int interrupted,
         /* after measuring, while the documents and charts were written */
         rb_fail(e, RB_EINPUT,
                 "interrupted while writing: the measurement is complete in "
-                "%s; a chart it stopped is noted there as not drawn",
+                "%s; a chart the signal stopped, if any, is reported above "
+                "as not drawn",
                 session_dir(s));
         return interrupt_exit_status(interrupt_requested());
     }
