@@ -65,7 +65,7 @@ do for [fmt in "png svg"] {
            title ("host roof, " . word(levels, li) . " weights"), \
          for [qi = 1:words(profiles)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq word(profiles, qi)) ? $5 : NaN):6 \
-           with lines linewidth 1.5 linecolor rgb "#b0b0b0" dashtype 3 \
+           with lines linewidth 1.5 linecolor rgb word("#a0a0a0 #c8a0a0 #a0a0c8 #a0c8a0", (qi - 1) % 4 + 1) dashtype qi + 2 \
            title (word(profiles, qi) . " (own peak)"), \
          for [ci = 1:words(curves)] "sweep.csv" skip 1 \
            using ((strcol(5) eq dt && $6 == th && strcol(4) . "@" . strcol(1) eq word(curves, ci)) ? $7 : NaN):17:18:17 \

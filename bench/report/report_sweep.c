@@ -467,7 +467,9 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
     for (int i = 0; i < doc->nprofiles; i++) {
         prediction pr;
         predict(doc, i, &pr);
-        if (pr.p->peak[pr.dt] <= 0.0 || pr.p->mem_bw <= 0.0)
+        /* the host is drawn per level already, from its own roofline */
+        if (pr.p->peak[pr.dt] <= 0.0 || pr.p->mem_bw <= 0.0 || !pr.pp ||
+            strcmp(pr.p->kind, "host") == 0)
             continue;
         const double reach =
             isfinite(pr.exact) ? pr.exact : 2.0 * pr.weights_only;
