@@ -240,6 +240,12 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     /* row groups of even height, at most 6 rows each: 8 rows are two
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
     const size_t groups = (x->n + rows - 1) / rows;
+    /* this member's W from beyond L2 (2 sc_bytes) is asked for ahead; W
+     * that fits in L2 is there after the first call, and asking for it
+     * again only holds fill buffers (from L2 it then streamed a quarter
+     * slower) */
+    const int far = (double)x->p * (double)(j1 - j0) * (double)el >
+                    2.0 * (double)bk->sc_bytes;
     size_t jc = bk->sc_bytes / (x->n * el) / sw * sw;
     if (jc < sw)
         jc = sw;
@@ -253,7 +259,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 /* the strip two to the right, asked for by the first row
                  * group a row per step, so that the requests ride along
                  * with its arithmetic instead of stalling in a burst */
-                const char *ahead = j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
+                const char *ahead =
+                    far && j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
                 for (size_t g = 0; g < groups; g++) {
                     const size_t i0 = x->n * g / groups,
                                  h = x->n * (g + 1) / groups - i0;
