@@ -39,8 +39,12 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
                                  _MM_HINT_T0);                                 \
             }                                                                  \
         VEC wv[NV];                                                            \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
+        /* into registers once: left to itself the compiler folds the load  \
+         * into every row's FMA, loading the strip once per row */          \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                 \
             wv[v] = LOAD(wk + LANES * v);                                      \
+            __asm__("" : "+v"(wv[v]));                                         \
+        }                                                                      \
         _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
             const VEC ai = SET1(a[(size_t)i * lda + k]);                       \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
