@@ -129,11 +129,16 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
          * unless it stays beside the blocks of W and A; the A block
          * (N x skb) once per C block when it stays across the strips,
          * else once per strip */
-        const double SW = (double)blk->sw, KB = fmin((double)blk->skb, P);
+        const double groups = ceil(N / 6.0);
+        /* W beyond L2 with at most three row groups: blocks of 32 rows */
+        const double skb = P * M * sz > 2.0 * (double)blk->sc_bytes &&
+                                   groups <= 3.0
+                               ? fmin((double)blk->skb, 32.0)
+                               : (double)blk->skb;
+        const double SW = (double)blk->sw, KB = fmin(skb, P);
         double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
         JC = fmin(JC < SW ? SW : JC, M);
         const double jcn = ceil(M / JC), kbn = ceil(P / KB);
-        const double groups = ceil(N / 6.0);
         const double wblock = KB * SW * sz, ablock = N * KB * sz;
         /* rows of the strip block ldb apart: the sets they map to must
          * hold them (a 2 KiB stride leaves an eighth of L1's sets) */
