@@ -70,53 +70,26 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
         size_t ldw, T *restrict c, size_t ldc, int accumulate, const T *pf,     \
         size_t pfld
 
-#define ATTR512 __attribute__((target("avx512f"), always_inline)) static inline
-#define ATTR256 __attribute__((target("avx2,fma"), always_inline)) static inline
+/* One code path for one dtype: the body inlined per row count, and the
+ * entry that switches on it. P is the intrinsics' prefix, SUF the type. */
+#define SKINNY_KERNEL(ENTRY, TARGET, VEC, LANES, NV, P, SUF, T)               \
+    __attribute__((target(TARGET), always_inline)) static inline void         \
+        ENTRY##_rows(const int rows, SKINNY_PARAMS(T))                        \
+    {                                                                          \
+        SKINNY_BODY(VEC, LANES, NV, P##_loadu_##SUF, P##_storeu_##SUF,        \
+                    P##_set1_##SUF, P##_fmadd_##SUF, P##_setzero_##SUF, T)    \
+    }                                                                          \
+    __attribute__((target(TARGET))) void ENTRY(size_t rows,                   \
+                                               SKINNY_PARAMS(T))              \
+    {                                                                          \
+        SKINNY_SWITCH(ENTRY##_rows)                                            \
+    }
 
-ATTR512 void sk512_f32(const int rows, SKINNY_PARAMS(float))
-{
-    SKINNY_BODY(__m512, 16, NV512, _mm512_loadu_ps, _mm512_storeu_ps,
-                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps, float)
-}
-
-ATTR512 void sk512_f64(const int rows, SKINNY_PARAMS(double))
-{
-    SKINNY_BODY(__m512d, 8, NV512, _mm512_loadu_pd, _mm512_storeu_pd,
-                _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd, double)
-}
-
-ATTR256 void sk256_f32(const int rows, SKINNY_PARAMS(float))
-{
-    SKINNY_BODY(__m256, 8, NV256, _mm256_loadu_ps, _mm256_storeu_ps,
-                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_setzero_ps, float)
-}
-
-ATTR256 void sk256_f64(const int rows, SKINNY_PARAMS(double))
-{
-    SKINNY_BODY(__m256d, 4, NV256, _mm256_loadu_pd, _mm256_storeu_pd,
-                _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd, double)
-}
-
-__attribute__((target("avx512f"))) void
-gemm_skinny_avx512_f32(size_t rows, SKINNY_PARAMS(float))
-{
-    SKINNY_SWITCH(sk512_f32)
-}
-
-__attribute__((target("avx512f"))) void
-gemm_skinny_avx512_f64(size_t rows, SKINNY_PARAMS(double))
-{
-    SKINNY_SWITCH(sk512_f64)
-}
-
-__attribute__((target("avx2,fma"))) void
-gemm_skinny_avx2_f32(size_t rows, SKINNY_PARAMS(float))
-{
-    SKINNY_SWITCH(sk256_f32)
-}
-
-__attribute__((target("avx2,fma"))) void
-gemm_skinny_avx2_f64(size_t rows, SKINNY_PARAMS(double))
-{
-    SKINNY_SWITCH(sk256_f64)
-}
+SKINNY_KERNEL(gemm_skinny_avx512_f32, "avx512f", __m512, 16, NV512, _mm512,
+              ps, float)
+SKINNY_KERNEL(gemm_skinny_avx512_f64, "avx512f", __m512d, 8, NV512, _mm512,
+              pd, double)
+SKINNY_KERNEL(gemm_skinny_avx2_f32, "avx2,fma", __m256, 8, NV256, _mm256, ps,
+              float)
+SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
+              double)

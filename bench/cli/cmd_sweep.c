@@ -353,6 +353,7 @@ typedef struct {
     profile profiles[SWEEP_MAX_PROFILES];
     int nprofiles, host_profile;
     char chart[512];
+    sweep_analysis an; /* of the documents last written, for the text */
 } sweep_state;
 
 static sweep_doc doc_of(const sweep_state *st, const session *s,
@@ -377,26 +378,22 @@ static int write_sweep(session *s, void *ctx, const char *status,
     snprintf(lost, lostlen, "the %zu measured point%s", st->res.npoints,
              rb_plural((long long)st->res.npoints));
     const sweep_doc d = doc_of(st, s, status, error);
-    sweep_analysis a;
     char *json = NULL;
-    int rc = report_sweep_analyse(&d, &a, e);
+    report_sweep_analysis_free(&st->an);
+    int rc = report_sweep_analyse(&d, &st->an, e);
     if (!rc)
-        rc = report_sweep_write(&s->folder, &d, &a, &json, st->chart,
+        rc = report_sweep_write(&s->folder, &d, &st->an, &json, st->chart,
                                 sizeof(st->chart), e);
-    report_sweep_analysis_free(&a);
     session_keep(s, json);
     return rc;
 }
 
+/* The tables, from the analysis the documents were written with. */
 static void print_sweep(session *s, void *ctx, const char *status)
 {
     const sweep_state *st = ctx;
     const sweep_doc d = doc_of(st, s, status, NULL);
-    sweep_analysis a;
-    rb_err e;
-    if (report_sweep_analyse(&d, &a, &e) == RB_OK)
-        report_sweep_text(&d, &a, session_dir(s), st->chart, stdout);
-    report_sweep_analysis_free(&a);
+    report_sweep_text(&d, &st->an, session_dir(s), st->chart, stdout);
 }
 
 static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
@@ -450,6 +447,7 @@ static int sweep_main(const rb_machine *m, const void *opts,
     if (!rc)
         rc = openblas_best(o, seen, e);
     rc = rc ? 2 : measure(m, st, o, seen, e);
+    report_sweep_analysis_free(&st->an);
     sweep_result_free(&st->res);
     session_roof_free(&st->roof);
     return rc;

@@ -142,6 +142,19 @@ int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
     return 0;
 }
 
+int harness_kernel_bytes(const rb_kernel *k, rb_shape s, rb_dtype dt,
+                         int threads, size_t verify_rows, uint64_t *bytes)
+{
+    if (harness_problem_bytes(k->op, s, dt, threads, verify_rows, bytes))
+        return -1;
+    if (k->workspace) {
+        size_t shared, own;
+        k->workspace(s, dt, threads, &shared, &own);
+        *bytes += shared + (uint64_t)own * (uint64_t)threads;
+    }
+    return 0;
+}
+
 int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
                        rb_err *e)
 {
@@ -161,16 +174,11 @@ int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
             rb_counts cnt;
             uint64_t need;
             if (k->counts(s, rb_dtype_size(dt), &cnt) ||
-                harness_problem_bytes(k->op, s, dt, maxthreads,
-                                      plan->verify_rows, &need))
+                harness_kernel_bytes(k, s, dt, maxthreads, plan->verify_rows,
+                                     &need))
                 return rb_fail(e, RB_EINPUT,
                                "%s: the counts of %s %s overflow 64 bits", src,
                                k->name, rb_dtype_name(dt));
-            if (k->workspace) {
-                size_t shared, own;
-                k->workspace(s, dt, maxthreads, &shared, &own);
-                need += shared + (uint64_t)own * (uint64_t)maxthreads;
-            }
             if (mem_available > 0 && need > mem_available)
                 return rb_fail(
                     e, RB_EINPUT,

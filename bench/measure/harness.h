@@ -92,6 +92,11 @@ int harness_run(hwloc_topology_t topo, const harness_plan *plan,
 
 void harness_result_free(harness_result *res);
 
+/* harness_problem_bytes for kernel k, its workspace (a team kernel's
+ * shared and per-member buffers) included. */
+int harness_kernel_bytes(const rb_kernel *k, rb_shape s, rb_dtype dt,
+                         int threads, size_t verify_rows, uint64_t *bytes);
+
 /* The value of element idx of operand `which` (0 a, 1 b) for a seed,
  * uniform in [-1, 1) and already rounded to dt, so that kernels and
  * references see the same numbers. Never a fixed pattern, never all zero. */

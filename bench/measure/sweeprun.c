@@ -19,17 +19,9 @@ static rb_shape shape_of(const sweep_plan *plan, int level, int d, int t,
 int sweep_point_bytes(const sweep_plan *plan, const rb_kernel *k, int level,
                       int d, int t, uint64_t b, uint64_t *bytes)
 {
-    const rb_shape s = shape_of(plan, level, d, t, b);
-    const rb_dtype dt = plan->dtypes[d];
-    if (harness_problem_bytes(k->op, s, dt, plan->threads[t],
-                              plan->verify_rows, bytes))
-        return -1;
-    if (k->workspace) {
-        size_t shared, own;
-        k->workspace(s, dt, plan->threads[t], &shared, &own);
-        *bytes += shared + (uint64_t)own * (uint64_t)plan->threads[t];
-    }
-    return 0;
+    return harness_kernel_bytes(k, shape_of(plan, level, d, t, b),
+                                plan->dtypes[d], plan->threads[t],
+                                plan->verify_rows, bytes);
 }
 
 /* The harness plan of one point: the kernels that run there (the contrast
