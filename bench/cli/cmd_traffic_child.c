@@ -16,6 +16,9 @@
 
 typedef struct {
     const rb_kernel *k; /* NULL: "none" */
+    rb_op op;
+    int fixed_caches;  /* the kernels configured for caches[], not ours */
+    size_t caches[3];  /* L1d, L2, L3 bytes                            */
     rb_dtype dt;
     rb_shape s;
     uint64_t seed, flush;
@@ -23,19 +26,37 @@ typedef struct {
 
 static int read_args(int argc, char **argv, child_args *a, rb_err *e)
 {
-    if (argc != 6)
+    if (argc != 6 && argc != 8)
         return rb_fail(e, RB_EINPUT,
                        "_traffic-child KERNEL|none DTYPE N,P,M SEED "
-                       "FLUSH_BYTES (internal: run by --traffic cachegrind)");
+                       "FLUSH_BYTES [OP L1D,L2,L3] (internal: run by "
+                       "--traffic cachegrind and check)");
     a->k = NULL;
+    a->op = RB_OP_MATMUL;
+    a->fixed_caches = argc == 8;
+    if (a->fixed_caches) {
+        int found = 0;
+        for (int o = 0; o < RB_NOPS; o++)
+            if (strcmp(argv[6], rb_op_name((rb_op)o)) == 0) {
+                a->op = (rb_op)o;
+                found = 1;
+            }
+        char rest[64];
+        if (!found ||
+            sscanf(argv[7], "%zu,%zu,%zu%63s", &a->caches[0], &a->caches[1],
+                   &a->caches[2], rest) != 3)
+            return rb_fail(e, RB_EINPUT,
+                           "_traffic-child: bad operation '%s' or caches "
+                           "'%s'",
+                           argv[6], argv[7]);
+    }
     if (strcmp(argv[1], "none") != 0 && !(a->k = rb_kernel_find(argv[1])))
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown kernel '%s'",
                        argv[1]);
-    if (a->k && a->k->op != RB_OP_MATMUL)
+    if (a->k && a->k->op != a->op)
         return rb_fail(e, RB_EINPUT,
-                       "_traffic-child: '%s' is not a matmul "
-                       "kernel",
-                       argv[1]);
+                       "_traffic-child: '%s' is not a %s kernel", argv[1],
+                       rb_op_name(a->op));
     if (rb_dtype_parse(argv[2], &a->dt) != 0)
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown dtype '%s'",
                        argv[2]);
@@ -47,15 +68,17 @@ static int read_args(int argc, char **argv, child_args *a, rb_err *e)
      * wraps would allocate a few bytes and write gigabytes) */
     harness_plan plan;
     memset(&plan, 0, sizeof(plan));
-    plan.kernels[0] = a->k ? a->k : rb_kernel_find("matmul_naive");
+    plan.kernels[0] = a->k;
+    for (size_t i = 0; !plan.kernels[0] && i < rb_nkernels; i++)
+        if (rb_kernels[i].op == a->op)
+            plan.kernels[0] = &rb_kernels[i];
     plan.nkernels = 1;
     plan.dtypes[0] = a->dt;
     plan.ndtypes = 1;
     plan.threads[0] = 1;
     plan.nthreads = 1;
-    plan.shape[RB_OP_MATMUL] = a->s;
-    snprintf(plan.shape_source[RB_OP_MATMUL],
-             sizeof(plan.shape_source[RB_OP_MATMUL]),
+    plan.shape[a->op] = a->s;
+    snprintf(plan.shape_source[a->op], sizeof(plan.shape_source[a->op]),
              "_traffic-child shape "
              "%s",
              argv[3]);
@@ -92,8 +115,17 @@ static int child_main(const rb_machine *m, const void *opts,
     child_args a;
     if (read_args(argc, argv, &a, e))
         return 2;
+    if (a.fixed_caches) {
+        /* the blocks follow the caches given, not this machine's; the ISA
+         * stays as the environment capped it */
+        rb_config cfg = *rb_config_get();
+        cfg.l1d = a.caches[0];
+        cfg.l2 = a.caches[1];
+        cfg.l3 = a.caches[2];
+        rb_configure(&cfg);
+    }
     void *pa, *pb, *pc;
-    if (sim_operands(a.dt, a.s, a.seed, &pa, &pb, &pc))
+    if (sim_operands_op(a.op, a.dt, a.s, a.seed, &pa, &pb, &pc))
         return rb_exit_status(rb_fail(e, RB_EINPUT,
                                       "_traffic-child: out of "
                                       "memory"));

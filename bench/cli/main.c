@@ -26,6 +26,10 @@ static const struct {
      "four orders, same FLOPs: time and traffic of each matmul form"},
     {"sweep", &cmd_sweep,
      "batch sweep: [B,P] x [P,M] crossing the ridge, per memory level"},
+    {"compare", &cmd_compare,
+     "regression gate: two results' samples tested row by row"},
+    {"check", &cmd_check,
+     "deterministic gate: cachegrind counts against a committed baseline"},
     {"profiles", &cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
     {"model", &cmd_model,
@@ -77,7 +81,7 @@ static int dispatch(int argc, char **argv)
         char cmd[256];
         snprintf(cmd, sizeof(cmd),
                  "unknown command '%s' (commands: info, list, run, ceilings, "
-                 "orders, profiles, model; see roofbench --help)",
+                 "orders, sweep, compare, check, profiles, model; see roofbench --help)",
                  argv[1]);
         print_error(cmd);
         return 2;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -258,6 +259,8 @@ int sim_parse_file(const char *path, sim_counts *out, rb_err *e)
         if (!have_events)
             continue;
         out->ir += idx[0] >= 0 ? v[idx[0]] : 0.0;
+        out->i1_misses += idx[1] >= 0 ? v[idx[1]] : 0.0;
+        out->il_misses += idx[2] >= 0 ? v[idx[2]] : 0.0;
         out->dr += idx[3] >= 0 ? v[idx[3]] : 0.0;
         out->dw += idx[6] >= 0 ? v[idx[6]] : 0.0;
         out->d1_misses += v[idx[4]] + v[idx[7]];
@@ -282,6 +285,8 @@ void sim_subtract(const sim_counts *with, const sim_counts *base,
 {
     sim_counts r = *with;
     r.ir -= base->ir;
+    r.i1_misses -= base->i1_misses;
+    r.il_misses -= base->il_misses;
     r.dr -= base->dr;
     r.dw -= base->dw;
     r.d1_misses -= base->d1_misses;
@@ -305,11 +310,29 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
             rb_dtype dt, rb_shape s, uint64_t seed, const sim_geometry *g,
             const char *workdir, sim_counts *out, rb_err *e)
 {
+    const sim_job job = {kernel, RB_OP_MATMUL, dt, s, seed, NULL};
+    return sim_run_job(valgrind, exe, &job, g, workdir, out, e);
+}
+
+int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
+                const sim_geometry *g, const char *workdir, sim_counts *out,
+                rb_err *e)
+{
+    const char *const kernel = job->kernel;
+    const rb_dtype dt = job->dt;
+    const rb_shape s = job->s;
+    const uint64_t seed = job->seed;
+    char caches[96] = "";
+    if (job->caches)
+        snprintf(caches, sizeof(caches), "%zu,%zu,%zu", job->caches[0],
+                 job->caches[1], job->caches[2]);
     char outfile[4200], d1[64], ll[64], i1[64], shape[96], seedtxt[32],
         flush[32];
     char a_out[4300], a_d1[80], a_ll[80], a_i1[80];
-    snprintf(outfile, sizeof(outfile), "%s/cachegrind.%s.%s.%d", workdir,
-             kernel, rb_dtype_name(dt), (int)getpid());
+    /* one name per job: check runs two at a time in one folder */
+    snprintf(outfile, sizeof(outfile), "%s/cachegrind.%s.%s.%s.%zux%zux%zu.%d",
+             workdir, kernel, rb_op_name(job->op), rb_dtype_name(dt), s.n, s.p,
+             s.m, (int)getpid());
     sim_geometry_arg(&g->l1, d1, sizeof(d1));
     sim_geometry_arg(&g->ll, ll, sizeof(ll));
     /* an explicit I1 so that valgrind never has to guess this CPU's */
@@ -342,13 +365,31 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
         const int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0)
             dup2(devnull, STDERR_FILENO);
-        setenv("ROOFBENCH_ISA", "avx2", 1);
-        setenv("OPENBLAS_CORETYPE", "Haswell", 1);
-        setenv("OPENBLAS_NUM_THREADS", "1", 1);
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execl(valgrind, "valgrind", "--tool=cachegrind", "--cache-sim=yes",
-              a_out, a_i1, a_d1, a_ll, exe, "_traffic-child", kernel,
-              rb_dtype_name(dt), shape, seedtxt, flush, (char *)NULL);
+        /* the same environment and addresses every time: what the stack
+         * holds at start (the environment's strings) moves the kernel's
+         * frames, and with them a miss or two */
+        char *const envp[] = {"ROOFBENCH_ISA=avx2", "OPENBLAS_CORETYPE=Haswell",
+                              "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+                              "LC_ALL=C", NULL};
+        personality(ADDR_NO_RANDOMIZE);
+        char *const argv[] = {"valgrind",
+                              "--tool=cachegrind",
+                              "--cache-sim=yes",
+                              a_out,
+                              a_i1,
+                              a_d1,
+                              a_ll,
+                              (char *)exe,
+                              "_traffic-child",
+                              (char *)kernel,
+                              (char *)rb_dtype_name(dt),
+                              shape,
+                              seedtxt,
+                              flush,
+                              job->caches ? (char *)rb_op_name(job->op) : NULL,
+                              caches,
+                              NULL};
+        execve(valgrind, argv, envp);
         _exit(127);
     }
     close(pipefd[1]);
@@ -381,9 +422,9 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
     unsigned long v[9] = {0};
     if (sscanf(info,
                "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
-               "skb %lu sc %lu",
+               "skb %lu sc %lu openblas %31s",
                p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-               &v[8]) == 10) {
+               &v[8], out->openblas) >= 10) {
         out->blk.mr = v[0];
         out->blk.nr = v[1];
         out->blk.kc = v[2];
@@ -407,9 +448,15 @@ static void nobarrier(const rb_team *t)
 int sim_operands(rb_dtype dt, rb_shape s, uint64_t seed, void **a, void **b,
                  void **c)
 {
+    return sim_operands_op(RB_OP_MATMUL, dt, s, seed, a, b, c);
+}
+
+int sim_operands_op(rb_op op, rb_dtype dt, rb_shape s, uint64_t seed,
+                    void **a, void **b, void **c)
+{
     const size_t el = rb_dtype_size(dt);
     uint64_t n[3], bytes;
-    if (rb_operand_elems(RB_OP_MATMUL, s, n))
+    if (rb_operand_elems(op, s, n))
         return RB_EINPUT;
     for (int o = 0; o < 3; o++)
         if (__builtin_mul_overflow(n[o], el, &bytes) ||
@@ -438,7 +485,9 @@ int sim_call(const rb_kernel *k, rb_dtype dt, rb_shape s, const void *a,
              const void *b, void *c, void (*before)(void *), void (*after)(void *),
              void *ctx)
 {
-    rb_operands x = {s.n, s.p, s.m, a, s.p, b, s.m, c, s.m, NULL};
+    rb_operands x;
+    harness_slice(k->op, s, rb_dtype_size(dt), (void *)a, (void *)b, c, 0, 1,
+                  &x);
     rb_team team = {0, 1, nobarrier, NULL, NULL, NULL};
     if (k->threading == RB_SPLIT_TEAM) {
         size_t shared, own;
@@ -460,5 +509,39 @@ int sim_call(const rb_kernel *k, rb_dtype dt, rb_shape s, const void *a,
         after(ctx);
     free(team.shared);
     free(team.own);
+    return RB_OK;
+}
+
+int sim_valgrind_version(const char *valgrind, char *buf, size_t len,
+                         rb_err *e)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return rb_fail(e, RB_EMEASURE, "pipe: %s", strerror(errno));
+    const pid_t pid = fork();
+    if (pid < 0)
+        return rb_fail(e, RB_EMEASURE, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(pipefd[1], STDOUT_FILENO);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        execl(valgrind, "valgrind", "--version", (char *)NULL);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    char text[256] = "";
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < sizeof(text) &&
+           (r = read(pipefd[0], text + n, sizeof(text) - 1 - n)) > 0)
+        n += (size_t)r;
+    text[n] = '\0';
+    close(pipefd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    text[strcspn(text, "\n")] = '\0';
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !text[0])
+        return rb_fail(e, RB_EINPUT, "valgrind --version failed");
+    snprintf(buf, len, "%s", text);
     return RB_OK;
 }

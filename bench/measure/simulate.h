@@ -41,12 +41,15 @@ typedef struct {
 
 typedef struct {
     double ir, dr, dw;       /* instructions, data reads and writes     */
+    double i1_misses;        /* I1mr                                     */
+    double il_misses;        /* ILmr                                     */
     double d1_misses;        /* D1mr + D1mw                              */
     double ll_misses;        /* DLmr + DLmw                              */
     sim_fn fn[64];           /* the functions with the most D1 misses    */
     int nfn;
     char path[256];          /* what the child ran: code path, blocks    */
     rb_blocking blk;         /* the blocked kernel's blocks in the child */
+    char openblas[32];       /* OpenBLAS's core in the child             */
 } sim_counts;
 
 /* valgrind's path, or an error with the install line. */
@@ -58,6 +61,30 @@ int sim_find_valgrind(char *path, size_t len, rb_err *e);
 int sim_run(const char *valgrind, const char *exe, const char *kernel,
             rb_dtype dt, rb_shape s, uint64_t seed, const sim_geometry *g,
             const char *workdir, sim_counts *out, rb_err *e);
+
+/* One simulated call of any operation's kernel. */
+typedef struct {
+    const char *kernel; /* a registry name, or "none": the set-up alone */
+    rb_op op;           /* whose operands are set up                   */
+    rb_dtype dt;
+    rb_shape s;
+    uint64_t seed;
+    /* the L1d, L2 and L3 bytes the child configures its kernels for (the
+     * blocked matmul's blocks follow them), so that the counts do not
+     * depend on this machine's caches; NULL: this machine's */
+    const size_t *caches;
+} sim_job;
+
+/* sim_run for a job; the environment of the child is fixed (the ISA cap,
+ * OpenBLAS's core and one thread, nothing else) and address-space
+ * randomisation off, so that the same binary gives the same counts. */
+int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
+                const sim_geometry *g, const char *workdir, sim_counts *out,
+                rb_err *e);
+
+/* The first line `valgrind --version` prints ("valgrind-3.19.0"). */
+int sim_valgrind_version(const char *valgrind, char *buf, size_t len,
+                         rb_err *e);
 
 /* kernel minus set-up: what the kernel itself did, totals and per
  * function (matched by name), the functions sorted by D1 misses. */
@@ -73,8 +100,11 @@ int sim_parse_file(const char *path, sim_counts *out, rb_err *e);
  * overflow or memory runs out. */
 int sim_operands(rb_dtype dt, rb_shape s, uint64_t seed, void **a, void **b,
                  void **c);
+/* The same for any operation. */
+int sim_operands_op(rb_op op, rb_dtype dt, rb_shape s, uint64_t seed,
+                    void **a, void **b, void **c);
 
-/* One call of a matmul kernel on one thread (a team kernel gets a team of
+/* One call of a kernel (any operation) on one thread (a team kernel gets a team of
  * one and its workspace), with before(ctx) and after(ctx) right around
  * it (counters start and stop there). */
 int sim_call(const rb_kernel *k, rb_dtype dt, rb_shape s, const void *a,

@@ -1,0 +1,179 @@
+/* roofbench compare BASELINE CURRENT: the regression gate's statistics.
+ * Reads two results documents, refuses runs from different hosts unless
+ * told, tests every matched row's samples and exits 0 (nothing
+ * regressed), 3 (something did) or 2 (bad input). Writes nothing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "flags.h"
+#include "parse.h"
+#include "report_compare.h"
+#include "text.h"
+
+typedef struct {
+    double alpha, noise_z;
+    const char *threshold, *by;
+    int json, markdown, allow_host, allow_missing;
+} compare_opts;
+
+static const flag_spec compare_flags[] = {
+    {.name = "alpha", .meta = "A", .type = FLAG_REAL,
+     .off = offsetof(compare_opts, alpha), .def = "0.05", .rmin = 1e-6,
+     .rmax = 0.5,
+     .help = "significance level of the Mann-Whitney U test (two-sided); "
+             "the interval is 1 - A"},
+    {.name = "threshold", .meta = "T", .type = FLAG_TEXT,
+     .off = offsetof(compare_opts, threshold), .def = "5%",
+     .help = "the smallest change that counts, as 5% or 0.05: slower needs "
+             "a ratio of medians above 1 + T"},
+    {.name = "noise-z", .meta = "Z", .type = FLAG_REAL,
+     .off = offsetof(compare_opts, noise_z), .def = "3", .rmin = 0.0,
+     .rmax = 50.0,
+     .help = "the run-to-run noise floor: slower also needs a ratio above "
+             "exp(Z s), s the robust spread (1.4826 MAD) of all matched "
+             "rows' log ratios; 0 turns it off"},
+    {.name = "by", .meta = "WHAT", .type = FLAG_TEXT,
+     .off = offsetof(compare_opts, by), .def = "time",
+     .help = "what gates: time, or efficiency (time against each run's own "
+             "measured roof, so that a uniformly slower machine is no "
+             "regression)"},
+    {.name = "allow-host-mismatch", .type = FLAG_SWITCH,
+     .off = offsetof(compare_opts, allow_host),
+     .help = "compare runs from hosts that differ in CPU, cores, ISA path "
+             "or OpenBLAS core"},
+    {.name = "allow-missing", .type = FLAG_SWITCH,
+     .off = offsetof(compare_opts, allow_missing),
+     .help = "a baseline row missing from current does not fail the gate"},
+    FLAG_JSON(compare_opts, json,
+              "print the comparison as JSON (schema roofbench.compare)"),
+    {.name = "markdown", .type = FLAG_SWITCH,
+     .off = offsetof(compare_opts, markdown),
+     .help = "print the comparison as Markdown, for a CI comment"},
+};
+
+static const flag_table compare_table = {
+    "compare",
+    "usage: roofbench compare [options] BASELINE CURRENT",
+    "Compares two results (a run's or a sweep's folder, or the results.json or\n"
+    "sweep.json in it). Rows are matched by kernel, form, dtype, shape and threads;\n"
+    "rows on one side only are listed. For each matched row the raw samples go\n"
+    "through the Mann-Whitney U test on log time, and the Hodges-Lehmann shift\n"
+    "gives the ratio's confidence interval. A row is slower when p < alpha, the\n"
+    "interval lies above 1, and the ratio of medians exceeds both 1 + threshold\n"
+    "and the run-to-run noise floor: the samples of one run cannot see the drift\n"
+    "between two runs, the spread of all matched rows' ratios can. A row is\n"
+    "unreliable when its sample counts cannot reach p < alpha at all. The same\n"
+    "test runs on time against each run's own roofline bound (efficiency), shown\n"
+    "beside it. Runs from different hosts are refused unless allowed. Writes\n"
+    "nothing.",
+    compare_flags,
+    sizeof(compare_flags) / sizeof(compare_flags[0]),
+    "Exit status: 0 nothing regressed, 3 a row is slower (or a baseline "
+    "row is\nmissing from current), 2 bad input.",
+    1};
+
+static int parse_threshold(const char *s, double *out, rb_err *e)
+{
+    char buf[64], shown[64];
+    text_escape(s, shown, sizeof(shown));
+    const size_t n = strlen(s);
+    if (n == 0 || n >= sizeof(buf))
+        return rb_fail(e, RB_EINPUT, "--threshold '%s': not a number",
+                       shown);
+    memcpy(buf, s, n + 1);
+    const int pct = buf[n - 1] == '%';
+    if (pct)
+        buf[n - 1] = '\0';
+    double v;
+    if (parse_real("--threshold", buf, 0.0, pct ? 99.0 : 0.99, NULL, &v, e))
+        return rb_fail(e, RB_EINPUT,
+                       "--threshold '%s': a fraction from 0 to 0.99 or a "
+                       "percentage from 0%% to 99%%",
+                       shown);
+    *out = pct ? v / 100.0 : v;
+    return RB_OK;
+}
+
+static int compare_main(const rb_machine *m, const void *opts,
+                        const flag_seen *seen, rb_err *e)
+{
+    (void)m;
+    const compare_opts *o = opts;
+    if (seen->npos != 2)
+        return rb_exit_status(rb_fail(
+            e, RB_EINPUT,
+            "compare: give two results, BASELINE and CURRENT (%d given)",
+            seen->npos));
+    cmp_settings set = {.alpha = o->alpha, .noise_z = o->noise_z};
+    if (parse_threshold(o->threshold, &set.threshold, e))
+        return 2;
+    if (strcmp(o->by, "time") == 0)
+        set.by_efficiency = 0;
+    else if (strcmp(o->by, "efficiency") == 0)
+        set.by_efficiency = 1;
+    else {
+        char shown[64];
+        text_escape(o->by, shown, sizeof(shown));
+        return rb_exit_status(rb_fail(
+            e, RB_EINPUT, "--by '%s': time or efficiency", shown));
+    }
+    if (o->json && o->markdown)
+        return rb_exit_status(rb_fail(
+            e, RB_EINPUT, "--json and --markdown: choose one"));
+    cmp_doc base, cur;
+    if (cmp_load(seen->pos[0], &base, e))
+        return 2;
+    if (cmp_load(seen->pos[1], &cur, e)) {
+        cmp_free(&base);
+        return 2;
+    }
+    int rc = RB_OK;
+    if (strcmp(base.schema, cur.schema) != 0)
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s is a %s document, %s a %s one: compare a run with a "
+                     "run, a sweep with a sweep",
+                     base.shown, base.schema, cur.shown, cur.schema);
+    char diff[1024] = "";
+    if (!rc) {
+        cmp_host_diff(&base, &cur, diff, sizeof(diff));
+        if (diff[0] && !o->allow_host)
+            rc = rb_fail(e, RB_EINPUT,
+                         "the runs come from different hosts: %s "
+                         "(--allow-host-mismatch compares them anyway)",
+                         diff);
+    }
+    cmp_result res;
+    memset(&res, 0, sizeof(res));
+    if (!rc)
+        rc = cmp_compare(&base, &cur, &set, &res, e);
+    int status = rb_exit_status(rc);
+    if (!rc) {
+        compare_view v = {&base, &cur, &set, &res, diff, o->allow_missing, 0};
+        v.status = report_compare_status(&res, o->allow_missing);
+        status = v.status;
+        if (o->json) {
+            char *s = report_compare_json(&v, e);
+            if (s) {
+                puts(s);
+                free(s);
+            } else {
+                status = 2;
+            }
+        } else if (o->markdown) {
+            report_compare_markdown(&v, stdout);
+        } else {
+            report_compare_text(&v, stdout);
+        }
+    }
+    cmp_result_free(&res);
+    cmp_free(&base);
+    cmp_free(&cur);
+    return status;
+}
+
+const cmd_spec cmd_compare = {&compare_table, sizeof(compare_opts),
+                              compare_main};

@@ -1,0 +1,473 @@
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "stats.h"
+#include "text.h"
+
+/* ---- reading a document -------------------------------------------------- */
+
+static const char *str_at(json_t *o, const char *path)
+{
+    /* "a.b.c": nested objects; NULL when any step is missing */
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s", path);
+    json_t *v = o;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ".", &save); t && v;
+         t = strtok_r(NULL, ".", &save))
+        v = json_is_object(v) ? json_object_get(v, t) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int int_at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    v = json_is_object(v) ? json_object_get(v, b) : NULL;
+    return json_is_integer(v) ? (int)json_integer_value(v) : -1;
+}
+
+/* A positive integer member, or 0. */
+static size_t dim(json_t *o, const char *name)
+{
+    json_t *v = json_object_get(o, name);
+    if (!json_is_integer(v) || json_integer_value(v) < 1)
+        return 0;
+    return (size_t)json_integer_value(v);
+}
+
+static int row_fail(rb_err *e, const cmp_doc *d, size_t i, const char *what)
+{
+    return rb_fail(e, RB_EINPUT, "%s: row %zu: %s", d->shown, i + 1, what);
+}
+
+static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
+                    rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->index = i;
+    r->attainable = NAN;
+    if (!json_is_object(j))
+        return row_fail(e, d, i, "not an object");
+    const char *k = str_at(j, "kernel"), *f = str_at(j, "form"),
+               *t = str_at(j, "dtype");
+    if (!k || !text_is_name(k, sizeof(r->kernel) - 1, "_-"))
+        return row_fail(e, d, i, "no kernel name");
+    if (!f || !text_is_name(f, sizeof(r->form) - 1, "_-"))
+        return row_fail(e, d, i, "no form");
+    if (!t || (strcmp(t, "f32") != 0 && strcmp(t, "f64") != 0))
+        return row_fail(e, d, i, "dtype is not f32 or f64");
+    snprintf(r->kernel, sizeof(r->kernel), "%s", k);
+    snprintf(r->form, sizeof(r->form), "%s", f);
+    snprintf(r->dtype, sizeof(r->dtype), "%s", t);
+    json_t *sh = json_object_get(j, "shape");
+    r->shape.n = dim(sh, "n");
+    r->shape.p = dim(sh, "p");
+    r->shape.m = dim(sh, "m");
+    if (!r->shape.n || !r->shape.p || !r->shape.m)
+        return row_fail(e, d, i, "shape is not three positive integers");
+    json_t *th = json_object_get(j, "threads");
+    if (!json_is_integer(th) || json_integer_value(th) < 1 ||
+        json_integer_value(th) > 4096)
+        return row_fail(e, d, i, "threads is not a positive integer");
+    r->threads = (int)json_integer_value(th);
+    snprintf(r->key, sizeof(r->key), "%s %s %s %zux%zux%zu %dt", r->kernel,
+             r->form, r->dtype, r->shape.n, r->shape.p, r->shape.m,
+             r->threads);
+    json_t *fl = json_object_get(j, "flops");
+    r->flops = json_is_number(fl) ? json_number_value(fl) : 0.0;
+    if (!(r->flops > 0.0) || !isfinite(r->flops))
+        return row_fail(e, d, i, "flops is not a number above zero");
+    json_t *s = json_object_get(j, "samples_s");
+    if (!json_is_array(s) || json_array_size(s) == 0)
+        return row_fail(e, d, i, "no samples_s (the raw samples)");
+    r->nsamples = json_array_size(s);
+    if (r->nsamples > 100000)
+        return row_fail(e, d, i, "more than 100000 samples");
+    r->samples = malloc(r->nsamples * sizeof(*r->samples));
+    if (!r->samples)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    for (size_t q = 0; q < r->nsamples; q++) {
+        json_t *v = json_array_get(s, q);
+        const double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!(x > 0.0) || !isfinite(x)) {
+            char what[320];
+            if (json_is_number(v))
+                snprintf(what, sizeof(what),
+                         "%s: sample %zu is %g s (times must be above zero)",
+                         r->key, q + 1, x);
+            else
+                snprintf(what, sizeof(what), "%s: sample %zu is not a number",
+                         r->key, q + 1);
+            return row_fail(e, d, i, what);
+        }
+        r->samples[q] = x;
+    }
+    json_t *roof = json_object_get(j, "roofline");
+    json_t *att = json_is_object(roof)
+                      ? json_object_get(roof, "attainable_gflops")
+                      : NULL;
+    if (json_is_number(att) && json_number_value(att) > 0.0 &&
+        isfinite(json_number_value(att)))
+        r->attainable = json_number_value(att);
+    return RB_OK;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    const cmp_row *a = *(const cmp_row *const *)pa,
+                  *b = *(const cmp_row *const *)pb;
+    return strcmp(a->key, b->key);
+}
+
+/* The file to read for path: itself, or the document in the folder. */
+static int resolve(const char *path, cmp_doc *d, rb_err *e)
+{
+    text_escape(path, d->shown, sizeof(d->shown));
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "%s: %s", d->shown, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        static const char *const names[] = {"results.json", "sweep.json"};
+        for (size_t i = 0; i < 2; i++) {
+            char f[2100];
+            snprintf(f, sizeof(f), "%s/%s", path, names[i]);
+            if (stat(f, &st) == 0) {
+                snprintf(d->path, sizeof(d->path), "%s", f);
+                text_escape(f, d->shown, sizeof(d->shown));
+                break;
+            }
+        }
+        if (!d->path[0])
+            return rb_fail(e, RB_EINPUT,
+                           "%s: a folder holding no results (no results.json "
+                           "or sweep.json)",
+                           d->shown);
+    } else {
+        snprintf(d->path, sizeof(d->path), "%s", path);
+    }
+    if (stat(d->path, &st) != 0 || !S_ISREG(st.st_mode))
+        return rb_fail(e, RB_EINPUT, "%s: not a regular file", d->shown);
+    if (st.st_size > (256 << 20))
+        return rb_fail(e, RB_EINPUT, "%s: larger than 256 MiB", d->shown);
+    if (st.st_size == 0)
+        return rb_fail(e, RB_EINPUT, "%s: empty", d->shown);
+    return RB_OK;
+}
+
+static int read_context(cmp_doc *d, json_t *ctx)
+{
+    const char *cpu = str_at(ctx, "cpu.brand"),
+               *isa = str_at(ctx, "kernels.matmul_blocked.f32.path"),
+               *ob = str_at(ctx, "openblas.corename");
+    snprintf(d->cpu, sizeof(d->cpu), "%s", cpu ? cpu : "unknown");
+    snprintf(d->isa, sizeof(d->isa), "%s", isa ? isa : "unknown");
+    snprintf(d->openblas_core, sizeof(d->openblas_core), "%s",
+             ob ? ob : "unknown");
+    d->family = int_at(ctx, "cpu", "family");
+    d->model = int_at(ctx, "cpu", "model");
+    d->cores = int_at(ctx, "topology", "cores");
+    return RB_OK;
+}
+
+int cmp_load(const char *path, cmp_doc *d, rb_err *e)
+{
+    memset(d, 0, sizeof(*d));
+    if (resolve(path, d, e))
+        return RB_EINPUT;
+    json_error_t je;
+    json_t *doc = json_load_file(d->path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        return rb_fail(e, RB_EINPUT, "%s: not JSON, or cut short (line %d: %s)",
+                       d->shown, je.line, je.text);
+    int rc = RB_OK;
+    const char *schema = str_at(doc, "schema");
+    json_t *ver = json_object_get(doc, "schema_version");
+    const char *status = str_at(doc, "status");
+    const char *rows_name = NULL;
+    if (!json_is_object(doc) || !schema) {
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s: no schema: not a roofbench results document",
+                     d->shown);
+    } else if (strcmp(schema, "roofbench.run") == 0) {
+        rows_name = "rows";
+    } else if (strcmp(schema, "roofbench.sweep") == 0) {
+        rows_name = "points";
+    } else {
+        char shown[64];
+        text_escape(schema, shown, sizeof(shown));
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s: schema '%s': compare reads roofbench.run "
+                     "(results.json) and roofbench.sweep (sweep.json)",
+                     d->shown, shown);
+    }
+    if (!rc && (!json_is_integer(ver) || json_integer_value(ver) != 1))
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s: schema version %s: this roofbench reads version 1",
+                     d->shown,
+                     json_is_integer(ver) ? "other than 1" : "missing");
+    if (!rc && (!status || strcmp(status, "complete") != 0)) {
+        char shown[64];
+        text_escape(status ? status : "missing", shown, sizeof(shown));
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s: status '%s': only a complete run can be compared",
+                     d->shown, shown);
+    }
+    json_t *rows = rc ? NULL : json_object_get(doc, rows_name);
+    if (!rc && !json_is_array(rows))
+        rc = rb_fail(e, RB_EINPUT, "%s: no '%s' array", d->shown, rows_name);
+    if (!rc && json_array_size(rows) == 0)
+        rc = rb_fail(e, RB_EINPUT, "%s: holds no rows", d->shown);
+    if (!rc) {
+        snprintf(d->schema, sizeof(d->schema), "%s", schema);
+        read_context(d, json_object_get(doc, "context"));
+        d->nrows = json_array_size(rows);
+        d->rows = calloc(d->nrows, sizeof(*d->rows));
+        if (!d->rows)
+            rc = rb_fail(e, RB_EINPUT, "out of memory");
+    }
+    for (size_t i = 0; !rc && i < d->nrows; i++)
+        rc = read_row(d, json_array_get(rows, i), i, &d->rows[i], e);
+    json_decref(doc);
+    if (!rc) {
+        /* one key, one row: which of two would be meant? */
+        const cmp_row **by = malloc(d->nrows * sizeof(*by));
+        if (!by)
+            rc = rb_fail(e, RB_EINPUT, "out of memory");
+        for (size_t i = 0; !rc && i < d->nrows; i++)
+            by[i] = &d->rows[i];
+        if (!rc)
+            qsort(by, d->nrows, sizeof(*by), cmp_key);
+        for (size_t i = 1; !rc && i < d->nrows; i++)
+            if (strcmp(by[i - 1]->key, by[i]->key) == 0) {
+                const size_t a = by[i - 1]->index, b = by[i]->index;
+                rc = rb_fail(e, RB_EINPUT, "%s: rows %zu and %zu are both '%s'",
+                             d->shown, (a < b ? a : b) + 1, (a < b ? b : a) + 1,
+                             by[i]->key);
+            }
+        free(by);
+    }
+    if (rc)
+        cmp_free(d);
+    return rc;
+}
+
+void cmp_free(cmp_doc *d)
+{
+    for (size_t i = 0; d->rows && i < d->nrows; i++)
+        free(d->rows[i].samples);
+    free(d->rows);
+    d->rows = NULL;
+    d->nrows = 0;
+}
+
+void cmp_host_diff(const cmp_doc *a, const cmp_doc *b, char *buf, size_t len)
+{
+    strbuf s = {0};
+    char x[200], y[200];
+    if (strcmp(a->cpu, b->cpu) != 0 || a->family != b->family ||
+        a->model != b->model) {
+        char ea[170], eb[170];
+        text_escape(a->cpu, ea, sizeof(ea));
+        text_escape(b->cpu, eb, sizeof(eb));
+        snprintf(x, sizeof(x), "%s (family %d model %d)", ea, a->family,
+                 a->model);
+        snprintf(y, sizeof(y), "%s (family %d model %d)", eb, b->family,
+                 b->model);
+        sb_printf(&s, "%sCPU '%s' vs '%s'", s.len ? "; " : "", x, y);
+    }
+    if (a->cores != b->cores)
+        sb_printf(&s, "%scores %d vs %d", s.len ? "; " : "", a->cores,
+                  b->cores);
+    if (strcmp(a->isa, b->isa) != 0) {
+        text_escape(a->isa, x, sizeof(x));
+        text_escape(b->isa, y, sizeof(y));
+        sb_printf(&s, "%sISA path %s vs %s", s.len ? "; " : "", x, y);
+    }
+    if (strcmp(a->openblas_core, b->openblas_core) != 0) {
+        text_escape(a->openblas_core, x, sizeof(x));
+        text_escape(b->openblas_core, y, sizeof(y));
+        sb_printf(&s, "%sOpenBLAS core %s vs %s", s.len ? "; " : "", x, y);
+    }
+    snprintf(buf, len, "%s", s.s && !s.failed ? s.s : "");
+    sb_free(&s);
+}
+
+/* ---- the statistics -------------------------------------------------------- */
+
+const char *cmp_verdict_name(cmp_verdict v)
+{
+    static const char *const names[] = {"unchanged", "faster", "slower",
+                                        "unreliable", "no roof"};
+    return names[v];
+}
+
+cmp_verdict cmp_judge(const cmp_stat *s, const cmp_settings *set,
+                      double floor)
+{
+    if (!(s->p_min <= set->alpha))
+        return CMP_UNRELIABLE;
+    if (s->p < set->alpha && s->lo > 1.0 && s->ratio > floor)
+        return CMP_SLOWER;
+    if (s->p < set->alpha && s->hi < 1.0 && s->ratio < 1.0 / floor &&
+        s->ratio < 1.0 - set->threshold)
+        return CMP_FASTER;
+    return CMP_UNCHANGED;
+}
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* 1.4826 x the median absolute deviation of x[0..n) from its median (the
+ * standard deviation, for normal data, that a few outliers cannot move);
+ * 0 with fewer than 5 values. x is reordered. */
+static double robust_spread(double *x, size_t n)
+{
+    if (n < 5)
+        return 0.0;
+    qsort(x, n, sizeof(*x), cmp_dbl);
+    const double med = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    for (size_t i = 0; i < n; i++)
+        x[i] = fabs(x[i] - med);
+    qsort(x, n, sizeof(*x), cmp_dbl);
+    return 1.4826 * (n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]));
+}
+
+/* The test on log(scale x sample): time (scale 1 on both sides) or time
+ * against the roof (scale the bound). */
+static int stat_of(const cmp_row *b, double sb, const cmp_row *c, double sc,
+                   const cmp_settings *set, cmp_stat *out)
+{
+    double *x = malloc(b->nsamples * sizeof(*x)),
+           *y = malloc(c->nsamples * sizeof(*y));
+    int rc = -1;
+    if (x && y) {
+        for (size_t i = 0; i < b->nsamples; i++)
+            x[i] = log(b->samples[i] * sb);
+        for (size_t j = 0; j < c->nsamples; j++)
+            y[j] = log(c->samples[j] * sc);
+        rank_test t;
+        rc = rank_test_run(x, b->nsamples, y, c->nsamples, set->alpha, &t);
+        if (!rc) {
+            out->ratio = exp(stats_median(y, c->nsamples) -
+                             stats_median(x, b->nsamples));
+            out->hl_ratio = exp(t.shift);
+            out->lo = exp(t.lo); /* exp(NaN) is NaN */
+            out->hi = exp(t.hi);
+            out->p = t.p;
+            out->p_min = t.p_min;
+            out->exact = t.exact;
+        }
+    }
+    free(x);
+    free(y);
+    return rc;
+}
+
+static const cmp_row *find(const cmp_doc *d, const char *key)
+{
+    for (size_t i = 0; i < d->nrows; i++)
+        if (strcmp(d->rows[i].key, key) == 0)
+            return &d->rows[i];
+    return NULL;
+}
+
+int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
+                const cmp_settings *s, cmp_result *r, rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->pairs = calloc(base->nrows, sizeof(*r->pairs));
+    r->only_base = calloc(base->nrows, sizeof(*r->only_base));
+    r->only_cur = calloc(cur->nrows, sizeof(*r->only_cur));
+    if (!r->pairs || !r->only_base || !r->only_cur) {
+        cmp_result_free(r);
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    }
+    double lt = 0.0, le = 0.0;
+    size_t ne = 0;
+    for (size_t i = 0; i < base->nrows; i++) {
+        const cmp_row *b = &base->rows[i], *c = find(cur, b->key);
+        if (!c) {
+            r->only_base[r->nonly_base++] = b;
+            continue;
+        }
+        cmp_pair *p = &r->pairs[r->npairs++];
+        p->base = b;
+        p->cur = c;
+        if (stat_of(b, 1.0, c, 1.0, s, &p->time)) {
+            cmp_result_free(r);
+            return rb_fail(e, RB_EINPUT, "out of memory");
+        }
+        lt += log(p->time.ratio);
+        p->frac_base = p->frac_cur = NAN;
+        if (isfinite(b->attainable) && isfinite(c->attainable)) {
+            if (stat_of(b, b->attainable, c, c->attainable, s, &p->eff)) {
+                cmp_result_free(r);
+                return rb_fail(e, RB_EINPUT, "out of memory");
+            }
+            p->frac_base = b->flops / stats_median(b->samples, b->nsamples) /
+                           1e9 / b->attainable;
+            p->frac_cur = c->flops / stats_median(c->samples, c->nsamples) /
+                          1e9 / c->attainable;
+            le += log(p->eff.ratio);
+            ne++;
+        } else {
+            p->eff.ratio = p->eff.hl_ratio = p->eff.lo = p->eff.hi = NAN;
+            p->eff.p = p->eff.p_min = NAN;
+        }
+    }
+    /* the run-to-run spread, from every matched row's log ratio */
+    double *lr = malloc((r->npairs + 1) * sizeof(*lr));
+    if (!lr) {
+        cmp_result_free(r);
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    }
+    for (size_t i = 0; i < r->npairs; i++)
+        lr[i] = log(r->pairs[i].time.ratio);
+    r->spread_time = robust_spread(lr, r->npairs);
+    size_t k = 0;
+    for (size_t i = 0; i < r->npairs; i++)
+        if (isfinite(r->pairs[i].eff.ratio))
+            lr[k++] = log(r->pairs[i].eff.ratio);
+    r->spread_eff = robust_spread(lr, k);
+    free(lr);
+    r->floor_time = fmax(1.0 + s->threshold, exp(s->noise_z * r->spread_time));
+    r->floor_eff = fmax(1.0 + s->threshold, exp(s->noise_z * r->spread_eff));
+    for (size_t i = 0; i < r->npairs; i++) {
+        cmp_pair *p = &r->pairs[i];
+        p->time.verdict = cmp_judge(&p->time, s, r->floor_time);
+        p->eff.verdict = isfinite(p->eff.ratio)
+                             ? cmp_judge(&p->eff, s, r->floor_eff)
+                             : CMP_NO_ROOF;
+        const cmp_verdict v = s->by_efficiency ? p->eff.verdict
+                                               : p->time.verdict;
+        p->gated_slower = v == CMP_SLOWER;
+        r->slower += v == CMP_SLOWER;
+        r->faster += v == CMP_FASTER;
+        r->unchanged += v == CMP_UNCHANGED;
+        r->unreliable += v == CMP_UNRELIABLE;
+        r->no_roof += v == CMP_NO_ROOF;
+    }
+    for (size_t j = 0; j < cur->nrows; j++)
+        if (!find(base, cur->rows[j].key))
+            r->only_cur[r->nonly_cur++] = &cur->rows[j];
+    r->geo_time = r->npairs ? exp(lt / (double)r->npairs) : NAN;
+    r->geo_eff = ne ? exp(le / (double)ne) : NAN;
+    return RB_OK;
+}
+
+void cmp_result_free(cmp_result *r)
+{
+    free(r->pairs);
+    free(r->only_base);
+    free(r->only_cur);
+    memset(r, 0, sizeof(*r));
+}
