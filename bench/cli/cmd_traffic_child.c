@@ -16,6 +16,7 @@
 
 typedef struct {
     const rb_kernel *k; /* NULL: "none" */
+    int setup_only;     /* "setup:KERNEL": everything but the call       */
     rb_op op;
     int fixed_caches;  /* the kernels configured for caches[], not ours */
     size_t caches[3];  /* L1d, L2, L3 bytes                            */
@@ -50,9 +51,16 @@ static int read_args(int argc, char **argv, child_args *a, rb_err *e)
                            "'%s'",
                            argv[6], argv[7]);
     }
-    if (strcmp(argv[1], "none") != 0 && !(a->k = rb_kernel_find(argv[1])))
+    /* "setup:NAME" does all that NAME's run does (the same lookups, the
+     * same plan check) but the call, so that subtracting it leaves the
+     * call alone */
+    const char *name = argv[1];
+    a->setup_only = strncmp(name, "setup:", 6) == 0;
+    if (a->setup_only)
+        name += 6;
+    if (strcmp(name, "none") != 0 && !(a->k = rb_kernel_find(name)))
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown kernel '%s'",
-                       argv[1]);
+                       name);
     if (a->k && a->k->op != a->op)
         return rb_fail(e, RB_EINPUT,
                        "_traffic-child: '%s' is not a %s kernel", argv[1],
@@ -132,7 +140,7 @@ static int child_main(const rb_machine *m, const void *opts,
     rb_blocking blk;
     rb_blocking_of(a.dt, &blk);
     int rc = flush_caches(a.flush);
-    if (!rc && a.k)
+    if (!rc && a.k && !a.setup_only)
         rc = sim_call(a.k, a.dt, a.s, pa, pb, pc, NULL, NULL, NULL);
     free(pa);
     free(pb);

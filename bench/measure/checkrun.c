@@ -164,12 +164,6 @@ static void *sim_worker(void *arg)
     }
 }
 
-static int same_setup(const check_case *a, const check_case *b)
-{
-    return a->k->op == b->k->op && a->dt == b->dt && a->s.n == b->s.n &&
-           a->s.p == b->s.p && a->s.m == b->s.m;
-}
-
 static void blocking_text(const rb_blocking *b, char *buf, size_t len)
 {
     snprintf(buf, len,
@@ -187,24 +181,22 @@ int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
     int rc = verify_native(topo, cases, n, e);
     if (rc)
         return rc;
-    /* tasks: one per case, then one set-up per distinct operands */
-    size_t setup_of[CHECK_MAX_CASES], nt = n;
-    sim_task *tasks = calloc(2 * n, sizeof(*tasks));
+    /* tasks: one per case, and its set-up alone: the same process, the
+     * same lookups, everything but the call */
+    size_t setup_of[CHECK_MAX_CASES], nt = 2 * n;
+    char setup_name[CHECK_MAX_CASES][80];
+    sim_task *tasks = calloc(nt, sizeof(*tasks));
     if (!tasks)
         return rb_fail(e, RB_EINPUT, "out of memory");
     for (size_t i = 0; i < n; i++) {
         tasks[i].job = (sim_job){cases[i].k->name, cases[i].k->op,
                                  cases[i].dt, cases[i].s, f->seed, f->caches};
-        size_t j = 0;
-        while (j < i && !same_setup(&cases[j], &cases[i]))
-            j++;
-        if (j < i) {
-            setup_of[i] = setup_of[j];
-        } else {
-            setup_of[i] = nt;
-            tasks[nt++].job = (sim_job){"none", cases[i].k->op, cases[i].dt,
-                                        cases[i].s, f->seed, f->caches};
-        }
+        snprintf(setup_name[i], sizeof(setup_name[i]), "setup:%s",
+                 cases[i].k->name);
+        setup_of[i] = n + i;
+        tasks[n + i].job = (sim_job){setup_name[i], cases[i].k->op,
+                                     cases[i].dt, cases[i].s, f->seed,
+                                     f->caches};
     }
     sim_pool pool = {valgrind, exe, workdir, &f->geom, tasks, nt, 0, 0,
                      PTHREAD_MUTEX_INITIALIZER};

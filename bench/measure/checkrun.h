@@ -57,7 +57,8 @@ void check_facts_init(check_facts *f, const char *valgrind_version);
 
 /* Verifies every case natively under the pinned configuration (the ISA
  * capped at AVX2, the caches of the facts), then simulates each, two at
- * a time, its set-up simulated alone and subtracted. exe is this program
+ * a time, and its set-up alone (the same child doing everything but the
+ * call), subtracted. exe is this program
  * (it runs `_traffic-child`), workdir a folder for cachegrind's files.
  * Progress on stderr. RB_EMEASURE when a kernel fails verification or a
  * child disagrees with the pinned facts. */
