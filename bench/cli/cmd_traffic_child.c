@@ -16,7 +16,7 @@
 
 typedef struct {
     const rb_kernel *k; /* NULL: "none" */
-    int setup_only;     /* "setup:KERNEL": everything but the call       */
+    int setup_only;     /* MODE skip: everything but the call            */
     rb_op op;
     int fixed_caches;  /* the kernels configured for caches[], not ours */
     size_t caches[3];  /* L1d, L2, L3 bytes                            */
@@ -27,14 +27,14 @@ typedef struct {
 
 static int read_args(int argc, char **argv, child_args *a, rb_err *e)
 {
-    if (argc != 6 && argc != 8)
+    if (argc != 6 && argc != 9)
         return rb_fail(e, RB_EINPUT,
                        "_traffic-child KERNEL|none DTYPE N,P,M SEED "
-                       "FLUSH_BYTES [OP L1D,L2,L3] (internal: run by "
-                       "--traffic cachegrind and check)");
+                       "FLUSH_BYTES [OP L1D,L2,L3 call|skip] (internal: run "
+                       "by --traffic cachegrind and check)");
     a->k = NULL;
     a->op = RB_OP_MATMUL;
-    a->fixed_caches = argc == 8;
+    a->fixed_caches = argc == 9;
     if (a->fixed_caches) {
         int found = 0;
         for (int o = 0; o < RB_NOPS; o++)
@@ -51,13 +51,15 @@ static int read_args(int argc, char **argv, child_args *a, rb_err *e)
                            "'%s'",
                            argv[6], argv[7]);
     }
-    /* "setup:NAME" does all that NAME's run does (the same lookups, the
-     * same plan check) but the call, so that subtracting it leaves the
-     * call alone */
+    /* skip does all that call does (the same lookups, the same plan
+     * check, the same argument bytes on the stack) but the call, so that
+     * subtracting it leaves the call alone */
     const char *name = argv[1];
-    a->setup_only = strncmp(name, "setup:", 6) == 0;
-    if (a->setup_only)
-        name += 6;
+    if (a->fixed_caches && strcmp(argv[8], "call") != 0 &&
+        strcmp(argv[8], "skip") != 0)
+        return rb_fail(e, RB_EINPUT, "_traffic-child: mode '%s' is not call "
+                       "or skip", argv[8]);
+    a->setup_only = a->fixed_caches && strcmp(argv[8], "skip") == 0;
     if (strcmp(name, "none") != 0 && !(a->k = rb_kernel_find(name)))
         return rb_fail(e, RB_EINPUT, "_traffic-child: unknown kernel '%s'",
                        name);

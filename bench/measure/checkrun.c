@@ -184,19 +184,17 @@ int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
     /* tasks: one per case, and its set-up alone: the same process, the
      * same lookups, everything but the call */
     size_t setup_of[CHECK_MAX_CASES], nt = 2 * n;
-    char setup_name[CHECK_MAX_CASES][80];
     sim_task *tasks = calloc(nt, sizeof(*tasks));
     if (!tasks)
         return rb_fail(e, RB_EINPUT, "out of memory");
     for (size_t i = 0; i < n; i++) {
         tasks[i].job = (sim_job){cases[i].k->name, cases[i].k->op,
-                                 cases[i].dt, cases[i].s, f->seed, f->caches};
-        snprintf(setup_name[i], sizeof(setup_name[i]), "setup:%s",
-                 cases[i].k->name);
+                                 cases[i].dt,      cases[i].s,
+                                 f->seed,          f->caches,
+                                 0};
         setup_of[i] = n + i;
-        tasks[n + i].job = (sim_job){setup_name[i], cases[i].k->op,
-                                     cases[i].dt, cases[i].s, f->seed,
-                                     f->caches};
+        tasks[n + i].job = tasks[i].job;
+        tasks[n + i].job.setup_only = 1;
     }
     sim_pool pool = {valgrind, exe, workdir, &f->geom, tasks, nt, 0, 0,
                      PTHREAD_MUTEX_INITIALIZER};

@@ -310,7 +310,7 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
             rb_dtype dt, rb_shape s, uint64_t seed, const sim_geometry *g,
             const char *workdir, sim_counts *out, rb_err *e)
 {
-    const sim_job job = {kernel, RB_OP_MATMUL, dt, s, seed, NULL};
+    const sim_job job = {kernel, RB_OP_MATMUL, dt, s, seed, NULL, 0};
     return sim_run_job(valgrind, exe, &job, g, workdir, out, e);
 }
 
@@ -330,9 +330,10 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
         flush[32];
     char a_out[4300], a_d1[80], a_ll[80], a_i1[80];
     /* one name per job: check runs two at a time in one folder */
-    snprintf(outfile, sizeof(outfile), "%s/cachegrind.%s.%s.%s.%zux%zux%zu.%d",
-             workdir, kernel, rb_op_name(job->op), rb_dtype_name(dt), s.n, s.p,
-             s.m, (int)getpid());
+    snprintf(outfile, sizeof(outfile),
+             "%s/cachegrind.%s%s.%s.%s.%zux%zux%zu.%d", workdir, kernel,
+             job->setup_only ? "-setup" : "", rb_op_name(job->op),
+             rb_dtype_name(dt), s.n, s.p, s.m, (int)getpid());
     sim_geometry_arg(&g->l1, d1, sizeof(d1));
     sim_geometry_arg(&g->ll, ll, sizeof(ll));
     /* an explicit I1 so that valgrind never has to guess this CPU's */
@@ -388,6 +389,8 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
                               flush,
                               job->caches ? (char *)rb_op_name(job->op) : NULL,
                               caches,
+                              job->caches ? (job->setup_only ? "skip" : "call")
+                                          : NULL,
                               NULL};
         execve(valgrind, argv, envp);
         _exit(127);

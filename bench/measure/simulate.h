@@ -73,6 +73,9 @@ typedef struct {
      * blocked matmul's blocks follow them), so that the counts do not
      * depend on this machine's caches; NULL: this machine's */
     const size_t *caches;
+    /* with caches: 1 runs the set-up of kernel (not "none") alone, in a
+     * child whose arguments take the same bytes as the kernel's own */
+    int setup_only;
 } sim_job;
 
 /* sim_run for a job; the environment of the child is fixed (the ISA cap,
