@@ -145,9 +145,10 @@ static int prepare(const check_opts *o, check_state *st, char *valgrind,
     check_limits_default(&st->limits);
     if (o->limit && check_limits_parse(o->limit, &st->limits, e))
         return RB_EINPUT;
+    /* a fixed size whatever the source tree's path (see profile_dir) */
+    static const char def[4096] = ROOFBENCH_BASELINES_DIR "/check.json";
     snprintf(st->baseline, sizeof(st->baseline), "%s",
-             o->baseline ? o->baseline
-                         : ROOFBENCH_BASELINES_DIR "/check.json");
+             o->baseline ? o->baseline : def);
     text_escape(st->baseline, st->base.shown, sizeof(st->base.shown));
     if (sim_find_valgrind(valgrind, vlen, e))
         return rb_fail(e, RB_EINPUT,

@@ -544,7 +544,10 @@ const char *profile_dir(const char *flag_value)
     const char *env = getenv("ROOFBENCH_PROFILES");
     if (env && *env)
         return env;
-    return ROOFBENCH_PROFILES_DIR;
+    /* a fixed size whatever the source tree's path: the layout of the
+     * constants the kernels read must not move with it (check's counts) */
+    static const char dir[4096] = ROOFBENCH_PROFILES_DIR;
+    return dir;
 }
 
 const profile_link *profile_find_link(const profile *p, const char *name)
