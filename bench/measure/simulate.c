@@ -326,12 +326,17 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     if (job->caches)
         snprintf(caches, sizeof(caches), "%zu,%zu,%zu", job->caches[0],
                  job->caches[1], job->caches[2]);
-    char outfile[4200], d1[64], ll[64], i1[64], shape[96], seedtxt[32],
+    char outfile[6400], d1[64], ll[64], i1[64], shape[96], seedtxt[32],
         flush[32];
-    char a_out[4300], a_d1[80], a_ll[80], a_i1[80];
-    /* one name per job: check runs two at a time in one folder */
+    char a_out[6500], a_d1[80], a_ll[80], a_i1[80];
+    /* one name per job (check runs two at a time in one folder), and an
+     * absolute one: the child runs in / */
+    char cwd[2048] = "";
+    if (workdir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+        return rb_fail(e, RB_EINPUT, "getcwd: %s", strerror(errno));
     snprintf(outfile, sizeof(outfile),
-             "%s/cachegrind.%s%s.%s.%s.%zux%zux%zu.%d", workdir, kernel,
+             "%s%s%s/cachegrind.%s%s.%s.%s.%zux%zux%zu.%d", cwd,
+             cwd[0] ? "/" : "", workdir, kernel,
              job->setup_only ? "-setup" : "", rb_op_name(job->op),
              rb_dtype_name(dt), s.n, s.p, s.m, (int)getpid());
     sim_geometry_arg(&g->l1, d1, sizeof(d1));
@@ -378,6 +383,10 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
          * lie on it), and with it misses in the kernel's frames */
         const int fd = open(exe, O_RDONLY);
         if (fd < 0 || (fd != 3 && dup2(fd, 3) != 3))
+            _exit(127);
+        /* and in one folder: valgrind lays the working folder's name on
+         * the client's stack too */
+        if (chdir("/") != 0)
             _exit(127);
         char *const argv[] = {"valgrind",
                               "--tool=cachegrind",
