@@ -242,6 +242,20 @@ static void three_samples(json_t *doc)
     }
 }
 
+/* the same rows as a sweep document */
+static void as_sweep(json_t *doc)
+{
+    json_object_set_new(doc, "schema", json_string("roofbench.sweep"));
+    json_object_set(doc, "points", json_object_get(doc, "rows"));
+    json_object_del(doc, "rows");
+}
+
+static void as_sweep_slow(json_t *doc)
+{
+    slow10(doc);
+    as_sweep(doc);
+}
+
 static void drop_row(json_t *doc) { json_array_remove(rows_of(doc), 3); }
 
 static void other_cores(json_t *doc)
@@ -313,7 +327,20 @@ static void test_cli(void)
     make("three.json", three_samples);
     make("dropped.json", drop_row);
     make("cores.json", other_cores);
+    make("sweep.json", as_sweep);
+    make("sweep-slow.json", as_sweep_slow);
     result r;
+
+    /* sweep documents: their points are rows */
+    run(workdir,
+        (const char *[]){"compare", "sweep.json", "sweep-slow.json", NULL},
+        &r);
+    CHECK_INT(r.status, 3);
+    CHECK_STR_HAS(r.out, "1 slower");
+    run(workdir, (const char *[]){"compare", "base.json", "sweep.json", NULL},
+        &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "compare a run with a run, a sweep with a sweep");
 
     /* the same samples, reshuffled: nothing regressed */
     run(workdir, (const char *[]){"compare", "base.json", "same.json", NULL},
