@@ -46,8 +46,9 @@ static void usage(FILE *f)
             fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n`roofbench <command> --help` describes each command.\n"
                "Exit status: 0 success, 1 a measurement or verification "
-               "failed,\n2 bad input or an unusable environment, 130 and 143 "
-               "interrupted\n(SIGINT, SIGTERM).\n");
+               "failed,\n2 bad input or an unusable environment, 3 a "
+               "regression found by compare\nor check, 130 and 143 "
+               "interrupted (SIGINT, SIGTERM).\n");
 }
 
 /* One line on stderr, with bytes that are not printable UTF-8 escaped:

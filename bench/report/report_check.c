@@ -49,13 +49,13 @@ int check_limits_parse(const char *s, check_limits *l, rb_err *e)
                            "of ir, cycles, d1, ll, intensity",
                            shown);
         char *v = eq + 1;
+        char vs[64];
+        text_escape(v, vs, sizeof(vs));
         const size_t n = strlen(v);
         const int pct = n > 0 && v[n - 1] == '%';
         if (pct)
             v[n - 1] = '\0';
         double x;
-        char vs[64];
-        text_escape(eq + 1, vs, sizeof(vs));
         if (parse_real("--limit", v, 0.0, pct ? 1000.0 : 10.0, NULL, &x, e))
             return rb_fail(e, RB_EINPUT,
                            "--limit %s=%s: a fraction (0.005) or a "
