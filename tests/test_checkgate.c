@@ -80,6 +80,8 @@ static void no_kernels(json_t *doc)
     json_object_set_new(doc, "kernels", json_array());
 }
 
+static mode_t umask_now;
+
 static int nlines(const char *s)
 {
     int n = 0;
@@ -110,6 +112,8 @@ int main(int argc, char **argv)
         printf("test_checkgate: skipped: %s\n", e.msg);
         return 77;
     }
+    umask_now = umask(022);
+    umask(umask_now);
     const int rc = cli_setup(argc, argv, "test_checkgate");
     if (rc)
         return rc;
@@ -131,6 +135,8 @@ int main(int argc, char **argv)
         &r);
     CHECK_INT(r.status, 0);
     CHECK(exists(base));
+    struct stat sb;
+    CHECK(stat(base, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~umask_now));
     CHECK_STR_HAS(r.out, "matmul_blocked");
     CHECK_STR_HAS(r.out, "code path avx2");
     /* the same commit again: identical counts, nothing regressed, the
@@ -214,6 +220,12 @@ int main(int argc, char **argv)
         &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "'speed'");
+    run(workdir,
+        (const char *[]){"check", "--baseline", base, "--limit",
+                         "ir=1%,ir=2%", NULL},
+        &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "given twice");
     remove_tree(workdir);
     return check_status("test_checkgate");
 }

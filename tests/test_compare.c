@@ -258,6 +258,41 @@ static void as_sweep_slow(json_t *doc)
 
 static void drop_row(json_t *doc) { json_array_remove(rows_of(doc), 3); }
 
+/* the target 3x slower and without a roof: by efficiency it is gated on
+ * time */
+static void slow_noroof(json_t *doc)
+{
+    json_t *t = target(doc);
+    scale_row(t, 3.0);
+    json_object_set_new(t, "roofline", json_null());
+}
+
+/* half the rows 2x slower: their spread is no noise floor */
+static void half_slow(json_t *doc)
+{
+    json_t *rows = rows_of(doc);
+    for (size_t i = 0; i < json_array_size(rows); i += 2)
+        scale_row(json_array_get(rows, i), 2.0);
+}
+
+static void verify_failed(json_t *doc)
+{
+    json_object_set_new(
+        json_object_get(json_array_get(rows_of(doc), 1), "verify"), "passed",
+        json_false());
+}
+
+static void other_kernels(json_t *doc)
+{
+    json_t *rows = rows_of(doc);
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "elsewhere%zu", i);
+        json_object_set_new(json_array_get(rows, i), "kernel",
+                            json_string(name));
+    }
+}
+
 static void other_cores(json_t *doc)
 {
     json_object_set_new(
@@ -330,6 +365,34 @@ static void test_cli(void)
     make("sweep.json", as_sweep);
     make("sweep-slow.json", as_sweep_slow);
     result r;
+
+    make("noroof.json", slow_noroof);
+    make("half.json", half_slow);
+    make("verify.json", verify_failed);
+    make("disjoint.json", other_kernels);
+    run(workdir,
+        (const char *[]){"compare", "--by", "efficiency", "base.json",
+                         "noroof.json", NULL},
+        &r);
+    CHECK_INT(r.status, 3);
+    CHECK_STR_HAS(r.out, "(time: no roof on a side)");
+    run(workdir, (const char *[]){"compare", "base.json", "half.json", NULL},
+        &r);
+    CHECK_INT(r.status, 3);
+    CHECK_STR_HAS(r.out, "28 slower");
+    run(workdir,
+        (const char *[]){"compare", "--allow-missing", "base.json",
+                         "disjoint.json", NULL},
+        &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "no rows in common");
+    run(workdir,
+        (const char *[]){"compare", "--", "base.json", "same.json", NULL}, &r);
+    CHECK_INT(r.status, 0);
+    run(workdir, (const char *[]){"compare", "base.json", "base.json", NULL},
+        &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "56 unchanged, 0 unreliable");
 
     /* sweep documents: their points are rows */
     run(workdir,
@@ -457,6 +520,7 @@ static void test_cli(void)
     expect_bad("zero.json", "is 0 s");
     expect_bad("dup.json", "are both");
     expect_bad("norows.json", "holds no rows");
+    expect_bad("verify.json", "failed verification");
     /* not JSON, cut short, and NaN (which JSON does not have) */
     char text[200000];
     slurp(fixture, text, sizeof(text));

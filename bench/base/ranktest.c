@@ -161,7 +161,10 @@ int rank_test_run(const double *x, size_t n1, const double *y, size_t n2,
             const double c = floor(mean - rank_normal_upper(0.5 * alpha) * sd);
             k = c >= 0.0 ? (long long)c : -1;
         } else {
-            out->p = out->p_min = 1.0; /* every value the same */
+            /* every value the same on both sides: no difference, and no
+             * doubt about it */
+            out->p = 1.0;
+            out->p_min = 0.0;
         }
     }
     if (k >= 0 && (size_t)k < pairs) {

@@ -18,7 +18,8 @@ typedef struct {
     double u;     /* pairs with y > x, ties counting one half            */
     double p;     /* two-sided p-value of "x and y come from one law"     */
     double p_min; /* the smallest p these sample counts can give: above
-                     alpha, no difference can ever be significant        */
+                     alpha, no difference can ever be significant (0
+                     when every value is the same: nothing differs)     */
     int exact;    /* 1: the exact null distribution; 0: normal            */
     double shift; /* Hodges-Lehmann: median of y_j - x_i over all pairs  */
     double lo, hi; /* its 1 - alpha confidence interval; NaN when the

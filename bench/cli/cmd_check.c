@@ -72,7 +72,7 @@ static const flag_table check_table = {
 
 typedef struct {
     check_case cases[CHECK_MAX_CASES];
-    size_t ncases;
+    size_t ncases, ndone;
     check_counts counts[CHECK_MAX_CASES];
     check_rec recs[CHECK_MAX_CASES];
     check_facts facts;
@@ -91,8 +91,8 @@ static int write_check(session *s, void *ctx, const char *status,
                        rb_err *e)
 {
     check_state *st = ctx;
-    snprintf(lost, lostlen, "the counts of %zu kernels", st->ncases);
-    const size_t n = st->done ? st->ncases : 0;
+    snprintf(lost, lostlen, "the counts of %zu kernels", st->ndone);
+    const size_t n = st->done ? st->ndone : 0;
     char *json = report_check_json(s->context, &st->facts, st->counts, n,
                                    status, error,
                                    st->have_cmp ? &st->cmp : NULL,
@@ -109,7 +109,7 @@ static void print_check(session *s, void *ctx, const char *status)
     const check_state *st = ctx;
     if (strcmp(status, "complete") != 0)
         return;
-    report_check_text(&st->facts, st->counts, st->ncases,
+    report_check_text(&st->facts, st->counts, st->ndone,
                       st->have_cmp ? &st->cmp : NULL, st->base.shown,
                       &st->limits, stdout);
     printf("Written: %s/check.json\n", session_dir(s));
@@ -127,8 +127,16 @@ static int write_baseline(const char *path, const char *text, rb_err *e)
     if (fd < 0)
         return rb_fail(e, RB_EINPUT, "baseline %s: %s", shown,
                        strerror(errno));
+    /* the mode of the file it replaces, else what the umask allows (a
+     * temporary file is made 0600) */
+    struct stat old;
+    const mode_t um = umask(0);
+    umask(um);
+    const mode_t mode =
+        stat(path, &old) == 0 ? (old.st_mode & 07777) : (0666 & ~um);
     const size_t len = strlen(text);
-    int ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+    int ok = fchmod(fd, mode) == 0 && write(fd, text, len) == (ssize_t)len &&
+             fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         const int err = errno;
@@ -170,16 +178,21 @@ static int prepare(const check_opts *o, check_state *st, char *valgrind,
                            "--update-baseline: %s is not in a folder this "
                            "process may write",
                            st->base.shown);
-        if (stat(st->baseline, &sb) == 0 && !S_ISREG(sb.st_mode))
+        if (stat(st->baseline, &sb) == 0 ? !S_ISREG(sb.st_mode)
+                                          : errno != ENOENT)
             return rb_fail(e, RB_EINPUT,
-                           "--update-baseline: %s is not a regular file",
-                           st->base.shown);
+                           "--update-baseline: %s is not a regular file (%s)",
+                           st->base.shown,
+                           errno && errno != ENOENT ? strerror(errno)
+                                                    : "another kind");
+        check_facts_expect(&st->facts);
         return RB_OK;
     }
     if (check_baseline_load(st->baseline, &st->base, e))
         return RB_EINPUT;
     st->have_base = 1;
-    check_facts_diff(&st->base.facts, &st->facts, 0, st->incomparable,
+    check_facts_expect(&st->facts);
+    check_facts_diff(&st->base.facts, &st->facts, 1, st->incomparable,
                      sizeof(st->incomparable));
     if (st->incomparable[0])
         return rb_fail(e, RB_EINPUT,
@@ -217,29 +230,22 @@ static int check_main(const rb_machine *m, const void *opts,
     }
     session_on_finish(&s, write_check, st, o->json);
     rb_err merr = {""};
+    int interrupted = 0;
     int mrc = check_run(m->topo, valgrind, exe, s.folder.tmp, st->cases,
-                        st->ncases, &st->facts, st->counts, &merr);
-    if (!mrc) {
-        st->done = 1;
-        for (size_t i = 0; i < st->ncases; i++)
+                        st->ncases, &st->facts, st->counts, &st->ndone,
+                        &interrupted, &merr);
+    st->done = 1;
+    if (!mrc && !interrupted) {
+        for (size_t i = 0; i < st->ndone; i++)
             check_rec_of(&st->counts[i], &st->recs[i]);
-        if (st->have_base) {
-            check_facts_diff(&st->base.facts, &st->facts, 1, st->incomparable,
-                             sizeof(st->incomparable));
-            if (!st->incomparable[0] &&
-                !check_compare(&st->base, st->recs, st->ncases, &st->limits,
-                               &st->cmp, &merr))
-                st->have_cmp = 1;
-        }
+        if (st->have_base &&
+            !check_compare(&st->base, st->recs, st->ndone, &st->limits,
+                           &st->cmp, &merr))
+            st->have_cmp = 1;
     }
-    int status = session_conclude(&s, mrc, &merr, 0, print_check, st, e);
-    if (status == 0 && st->incomparable[0]) {
-        status = rb_exit_status(rb_fail(
-            e, RB_EINPUT,
-            "baseline %s is incomparable: it was recorded with %s (baseline "
-            "vs this build); this build's counts are in %s/check.json",
-            st->base.shown, st->incomparable, session_dir(&s)));
-    } else if (status == 0 && o->update) {
+    int status =
+        session_conclude(&s, mrc, &merr, interrupted, print_check, st, e);
+    if (status == 0 && o->update) {
         status = rb_exit_status(write_baseline(st->baseline, s.document, e));
         if (status == 0)
             fprintf(stderr, "baseline written: %s\n", st->base.shown);

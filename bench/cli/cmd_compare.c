@@ -15,7 +15,7 @@
 #include "text.h"
 
 typedef struct {
-    double alpha, noise_z;
+    double alpha, noise_z, noise_cap;
     const char *threshold, *by;
     int json, markdown, allow_host, allow_missing;
 } compare_opts;
@@ -36,6 +36,11 @@ static const flag_spec compare_flags[] = {
      .help = "the run-to-run noise floor: slower also needs a ratio above "
              "exp(Z s), s the robust spread (1.4826 MAD) of all matched "
              "rows' log ratios; 0 turns it off"},
+    {.name = "noise-cap", .meta = "R", .type = FLAG_REAL,
+     .off = offsetof(compare_opts, noise_cap), .def = "1.5", .rmin = 1.0,
+     .rmax = 1000.0,
+     .help = "the noise floor never exceeds the ratio R: a change beyond it "
+             "is called slower even when many rows moved"},
     {.name = "by", .meta = "WHAT", .type = FLAG_TEXT,
      .off = offsetof(compare_opts, by), .def = "time",
      .help = "what gates: time, or efficiency (time against each run's own "
@@ -64,8 +69,9 @@ static const flag_table compare_table = {
     "through the Mann-Whitney U test on log time, and the Hodges-Lehmann shift\n"
     "gives the ratio's confidence interval. A row is slower when p < alpha, the\n"
     "interval lies above 1, and the ratio of medians exceeds both 1 + threshold\n"
-    "and the run-to-run noise floor: the samples of one run cannot see the drift\n"
-    "between two runs, the spread of all matched rows' ratios can. A row is\n"
+    "and the run-to-run noise floor (at most --noise-cap): the samples of one\n"
+    "run cannot see the drift between two runs, the spread of all matched rows'\n"
+    "ratios can. Without a roof on a side, a row is gated on time. A row is\n"
     "unreliable when its sample counts cannot reach p < alpha at all. The same\n"
     "test runs on time against each run's own roofline bound (efficiency), shown\n"
     "beside it. Runs from different hosts are refused unless allowed. Writes\n"
@@ -108,7 +114,9 @@ static int compare_main(const rb_machine *m, const void *opts,
             e, RB_EINPUT,
             "compare: give two results, BASELINE and CURRENT (%d given)",
             seen->npos));
-    cmp_settings set = {.alpha = o->alpha, .noise_z = o->noise_z};
+    cmp_settings set = {.alpha = o->alpha,
+                        .noise_z = o->noise_z,
+                        .noise_cap = o->noise_cap};
     if (parse_threshold(o->threshold, &set.threshold, e))
         return 2;
     if (strcmp(o->by, "time") == 0)
@@ -150,6 +158,11 @@ static int compare_main(const rb_machine *m, const void *opts,
     memset(&res, 0, sizeof(res));
     if (!rc)
         rc = cmp_compare(&base, &cur, &set, &res, e);
+    if (!rc && res.npairs == 0)
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s and %s have no rows in common (kernel, form, dtype, "
+                     "shape and threads): nothing to compare",
+                     base.shown, cur.shown);
     int status = rb_exit_status(rc);
     if (!rc) {
         compare_view v = {&base, &cur, &set, &res, diff, o->allow_missing, 0};

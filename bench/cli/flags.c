@@ -129,9 +129,14 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
         if (rc)
             return rc;
     }
-    if (optind < argc)
-        return rb_fail(e, RB_EINPUT, "%s: unexpected argument '%s'", t->command,
-                       argv[optind]);
+    /* after "--", the rest are arguments, not flags */
+    for (; optind < argc; optind++) {
+        if (!t->positionals)
+            return rb_fail(e, RB_EINPUT, "%s: unexpected argument '%s'",
+                           t->command, argv[optind]);
+        if (seen->npos < (int)(sizeof(seen->pos) / sizeof(seen->pos[0])))
+            seen->pos[seen->npos++] = argv[optind];
+    }
     return defaults(t, seen, opts, e);
 }
 

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "buildinfo.h"
 #include "ceiling.h"
 #include "harness.h"
+#include "interrupt.h"
 #include "progress.h"
 
 /* The pinned geometry: a 32 KiB 8-way L1d and a 1 MiB 16-way last level,
@@ -20,6 +23,7 @@ static const rb_cache_geom PIN_L1 = {32768.0, 8, 64},
                            PIN_LL = {1048576.0, 16, 64};
 static const size_t PIN_CACHES[3] = {32768, 1048576, 8388608};
 enum { PIN_SEED = 1 };
+#define PIN_OPENBLAS "Haswell"
 
 /* One size per operation: past the simulated last level where the
  * traffic is the point (dot and matvec stream 1 to 4 MiB), a product that
@@ -132,6 +136,8 @@ static int verify_native(hwloc_topology_t topo, const check_case *cases,
 
 typedef struct {
     sim_job job;
+    int pid; /* the running child, published by sim_run_job */
+    int finished;
     sim_counts counts;
     int rc;
     rb_err e;
@@ -142,6 +148,8 @@ typedef struct {
     const sim_geometry *g;
     sim_task *tasks;
     size_t ntasks, next, done;
+    int stop; /* an interrupt: take no more tasks */
+    int workers_left;
     pthread_mutex_t lock;
 } sim_pool;
 
@@ -150,18 +158,55 @@ static void *sim_worker(void *arg)
     sim_pool *p = arg;
     for (;;) {
         pthread_mutex_lock(&p->lock);
-        const size_t i = p->next < p->ntasks ? p->next++ : p->ntasks;
+        const size_t i =
+            p->next < p->ntasks && !p->stop ? p->next++ : p->ntasks;
         pthread_mutex_unlock(&p->lock);
         if (i == p->ntasks)
-            return NULL;
+            break;
         sim_task *t = &p->tasks[i];
+        t->job.running = &t->pid;
         t->rc = sim_run_job(p->valgrind, p->exe, &t->job, p->g, p->workdir,
                             &t->counts, &t->e);
         pthread_mutex_lock(&p->lock);
+        t->finished = !p->stop;
         p->done++;
-        progress_say("check: %zu/%zu simulations", p->done, p->ntasks);
+        if (!p->stop)
+            progress_say("check: %zu/%zu simulations", p->done, p->ntasks);
         pthread_mutex_unlock(&p->lock);
     }
+    pthread_mutex_lock(&p->lock);
+    p->workers_left--;
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Waits for the workers; on an interrupt stops them and kills the
+ * simulations under way (their children die, and cachegrind's files are
+ * removed by the workers). */
+static void sim_wait(sim_pool *p, pthread_t *th, int started)
+{
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        const int left = p->workers_left;
+        pthread_mutex_unlock(&p->lock);
+        if (left == 0)
+            break;
+        if (interrupt_requested()) {
+            pthread_mutex_lock(&p->lock);
+            p->stop = 1;
+            pthread_mutex_unlock(&p->lock);
+            for (size_t i = 0; i < p->ntasks; i++) {
+                const int pid = __atomic_load_n(&p->tasks[i].pid,
+                                                __ATOMIC_SEQ_CST);
+                if (pid > 0)
+                    kill(pid, SIGKILL);
+            }
+        }
+        const struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    for (int w = 0; w < started; w++)
+        pthread_join(th[w], NULL);
 }
 
 static void blocking_text(const rb_blocking *b, char *buf, size_t len)
@@ -173,71 +218,104 @@ static void blocking_text(const rb_blocking *b, char *buf, size_t len)
              b->sc_bytes);
 }
 
+void check_facts_expect(check_facts *f)
+{
+    const rb_config saved = *rb_config_get();
+    rb_config cfg = saved;
+    cfg.isa &= ~(unsigned)RB_ISA_AVX512F;
+    cfg.l1d = f->caches[0];
+    cfg.l2 = f->caches[1];
+    cfg.l3 = f->caches[2];
+    rb_configure(&cfg);
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        rb_blocking b;
+        rb_blocking_of((rb_dtype)d, &b);
+        blocking_text(&b, f->blocking[d], sizeof(f->blocking[d]));
+        if (d == 0)
+            snprintf(f->isa, sizeof(f->isa), "%s", b.path);
+    }
+    rb_configure(&saved);
+    snprintf(f->openblas_core, sizeof(f->openblas_core), "%s", PIN_OPENBLAS);
+}
+
 int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
               const char *workdir, const check_case *cases, size_t n,
-              check_facts *f, check_counts *out, rb_err *e)
+              const check_facts *f, check_counts *out, size_t *nout,
+              int *interrupted, rb_err *e)
 {
+    *nout = 0;
+    *interrupted = 0;
     progress_say("check: verifying %zu kernels natively", n);
     int rc = verify_native(topo, cases, n, e);
-    if (rc)
+    if (rc || interrupt_requested()) {
+        *interrupted = !rc;
         return rc;
-    /* tasks: one per case, and its set-up alone: the same process, the
-     * same lookups, everything but the call */
-    size_t setup_of[CHECK_MAX_CASES], nt = 2 * n;
+    }
+    /* tasks: each case, then its set-up alone (the same process, the same
+     * lookups, everything but the call), side by side so that an
+     * interrupt keeps whole cases */
+    const size_t nt = 2 * n;
     sim_task *tasks = calloc(nt, sizeof(*tasks));
     if (!tasks)
         return rb_fail(e, RB_EINPUT, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        tasks[i].job = (sim_job){cases[i].k->name, cases[i].k->op,
-                                 cases[i].dt,      cases[i].s,
-                                 f->seed,          f->caches,
-                                 0};
-        setup_of[i] = n + i;
-        tasks[n + i].job = tasks[i].job;
-        tasks[n + i].job.setup_only = 1;
+        tasks[2 * i].job = (sim_job){cases[i].k->name, cases[i].k->op,
+                                     cases[i].dt,      cases[i].s,
+                                     f->seed,          f->caches,
+                                     0,                NULL};
+        tasks[2 * i + 1].job = tasks[2 * i].job;
+        tasks[2 * i + 1].job.setup_only = 1;
     }
-    sim_pool pool = {valgrind, exe, workdir, &f->geom, tasks, nt, 0, 0,
-                     PTHREAD_MUTEX_INITIALIZER};
+    sim_pool pool = {.valgrind = valgrind,
+                     .exe = exe,
+                     .workdir = workdir,
+                     .g = &f->geom,
+                     .tasks = tasks,
+                     .ntasks = nt,
+                     .workers_left = 2,
+                     .lock = PTHREAD_MUTEX_INITIALIZER};
     pthread_t th[2];
     int started = 0;
     for (int w = 0; w < 2; w++)
         started += pthread_create(&th[w], NULL, sim_worker, &pool) == 0;
-    if (started == 0)
+    pthread_mutex_lock(&pool.lock);
+    pool.workers_left -= 2 - started; /* the threads that did not start */
+    pthread_mutex_unlock(&pool.lock);
+    if (started == 0) {
+        pool.workers_left = 1;
         sim_worker(&pool);
-    for (int w = 0; w < started; w++)
-        pthread_join(th[w], NULL);
+    }
+    sim_wait(&pool, th, started);
     progress_end();
+    *interrupted = pool.stop;
     for (size_t i = 0; i < nt && !rc; i++)
-        if (tasks[i].rc) {
+        if (tasks[i].finished && tasks[i].rc) {
             *e = tasks[i].e;
             rc = tasks[i].rc;
         }
     for (size_t i = 0; i < n && !rc; i++) {
-        const sim_counts *w = &tasks[i].counts, *b = &tasks[setup_of[i]].counts;
-        /* every child must have run the pinned code path and core */
-        const char *path = w->path;
-        char isa[16] = "";
-        sscanf(path, "path %15s", isa);
-        if (!f->isa[0])
-            snprintf(f->isa, sizeof(f->isa), "%s", isa);
-        if (!f->openblas_core[0])
-            snprintf(f->openblas_core, sizeof(f->openblas_core), "%s",
-                     w->openblas);
+        if (!tasks[2 * i].finished || !tasks[2 * i + 1].finished)
+            continue; /* interrupted before both ran */
+        const sim_counts *w = &tasks[2 * i].counts,
+                         *b = &tasks[2 * i + 1].counts;
+        /* every child must have run the pinned code path, blocks and core */
+        char isa[16] = "", blk[160];
+        sscanf(w->path, "path %15s", isa);
+        blocking_text(&w->blk, blk, sizeof(blk));
         if (strcmp(isa, f->isa) != 0 ||
-            strcmp(w->openblas, f->openblas_core) != 0) {
+            strcmp(w->openblas, f->openblas_core) != 0 ||
+            strcmp(blk, f->blocking[cases[i].dt]) != 0) {
             rc = rb_fail(e, RB_EMEASURE,
-                         "check: the simulated %s ran code path %s and "
-                         "OpenBLAS core %s, the others %s and %s",
-                         cases[i].k->name, isa, w->openblas, f->isa,
-                         f->openblas_core);
+                         "check: the simulated %s ran code path %s, OpenBLAS "
+                         "core %s and blocks '%s', not the pinned %s, %s and "
+                         "'%s'",
+                         cases[i].k->name, isa, w->openblas, blk, f->isa,
+                         f->openblas_core, f->blocking[cases[i].dt]);
             break;
         }
-        char blk[160];
-        blocking_text(&w->blk, blk, sizeof(blk));
-        snprintf(f->blocking[cases[i].dt], sizeof(f->blocking[0]), "%s", blk);
         sim_counts d;
         sim_subtract(w, b, &d);
-        check_counts *o = &out[i];
+        check_counts *o = &out[(*nout)++];
         memset(o, 0, sizeof(*o));
         o->c = cases[i];
         rb_counts cnt;

@@ -55,15 +55,24 @@ void check_cases(check_case *out, size_t *n);
  * child's code path and blocks are filled in by check_run). */
 void check_facts_init(check_facts *f, const char *valgrind_version);
 
+/* The code path, the blocked kernel's blocks and OpenBLAS's core the
+ * children will run under the pinned configuration, known before any
+ * simulation (the same functions the children call): a baseline recorded
+ * under others is refused before work. */
+void check_facts_expect(check_facts *f);
+
 /* Verifies every case natively under the pinned configuration (the ISA
  * capped at AVX2, the caches of the facts), then simulates each, two at
  * a time, and its set-up alone (the same child doing everything but the
- * call), subtracted. exe is this program
- * (it runs `_traffic-child`), workdir a folder for cachegrind's files.
- * Progress on stderr. RB_EMEASURE when a kernel fails verification or a
- * child disagrees with the pinned facts. */
+ * call), subtracted. exe is this program (it runs `_traffic-child`),
+ * workdir a folder for cachegrind's files. Progress on stderr. The cases
+ * finished go to out[0..*nout), in order; with an interrupt the
+ * simulations under way are killed, *interrupted set, and RB_OK
+ * returned. RB_EMEASURE when a kernel fails verification or a child ran
+ * other than the pinned facts. */
 int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
               const char *workdir, const check_case *cases, size_t n,
-              check_facts *f, check_counts *out, rb_err *e);
+              const check_facts *f, check_counts *out, size_t *nout,
+              int *interrupted, rb_err *e);
 
 #endif

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,7 +312,7 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
             rb_dtype dt, rb_shape s, uint64_t seed, const sim_geometry *g,
             const char *workdir, sim_counts *out, rb_err *e)
 {
-    const sim_job job = {kernel, RB_OP_MATMUL, dt, s, seed, NULL, 0};
+    const sim_job job = {kernel, RB_OP_MATMUL, dt, s, seed, NULL, 0, NULL};
     return sim_run_job(valgrind, exe, &job, g, workdir, out, e);
 }
 
@@ -378,6 +380,8 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
                               "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
                               "LC_ALL=C", NULL};
         personality(ADDR_NO_RANDOMIZE);
+        /* never outlives roofbench (an interrupt ends it with _exit) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* the program by a name of fixed length: its path's length moves
          * the client's stack (argv and the auxiliary vector's file name
          * lie on it), and with it misses in the kernel's frames */
@@ -410,6 +414,8 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
         execve(valgrind, argv, envp);
         _exit(127);
     }
+    if (job->running)
+        __atomic_store_n(job->running, (int)pid, __ATOMIC_SEQ_CST);
     close(pipefd[1]);
     char info[512] = "";
     size_t n = 0;
@@ -420,6 +426,8 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     close(pipefd[0]);
     int status = 0;
     waitpid(pid, &status, 0);
+    if (job->running)
+        __atomic_store_n(job->running, 0, __ATOMIC_SEQ_CST);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         unlink(outfile);
         return rb_fail(e, RB_EMEASURE,

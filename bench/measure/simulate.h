@@ -76,11 +76,15 @@ typedef struct {
     /* with caches: 1 runs the set-up of kernel (not "none") alone, in a
      * child whose arguments take the same bytes as the kernel's own */
     int setup_only;
+    /* where the running child's pid is published (0 when none), so that
+     * another thread may kill it; NULL: nowhere */
+    int *running;
 } sim_job;
 
 /* sim_run for a job; the environment of the child is fixed (the ISA cap,
  * OpenBLAS's core and one thread, nothing else) and address-space
- * randomisation off, so that the same binary gives the same counts. */
+ * randomisation off, so that the same binary gives the same counts. The
+ * child dies with the thread that started it. */
 int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
                 const sim_geometry *g, const char *workdir, sim_counts *out,
                 rb_err *e);

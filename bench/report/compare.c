@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "stats.h"
 #include "text.h"
@@ -56,10 +57,18 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
         return row_fail(e, d, i, "not an object");
     const char *k = str_at(j, "kernel"), *f = str_at(j, "form"),
                *t = str_at(j, "dtype");
-    if (!k || !text_is_name(k, sizeof(r->kernel) - 1, "_-"))
+    if (!k)
         return row_fail(e, d, i, "no kernel name");
-    if (!f || !text_is_name(f, sizeof(r->form) - 1, "_-"))
+    if (!text_is_name(k, sizeof(r->kernel) - 1, "_-"))
+        return row_fail(e, d, i,
+                        "the kernel name is not letters, digits, _ and - "
+                        "(at most 63)");
+    if (!f)
         return row_fail(e, d, i, "no form");
+    if (!text_is_name(f, sizeof(r->form) - 1, "_-"))
+        return row_fail(e, d, i,
+                        "the form is not letters, digits, _ and - (at most "
+                        "31)");
     if (!t || (strcmp(t, "f32") != 0 && strcmp(t, "f64") != 0))
         return row_fail(e, d, i, "dtype is not f32 or f64");
     snprintf(r->kernel, sizeof(r->kernel), "%s", k);
@@ -87,8 +96,10 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
     if (!json_is_array(s) || json_array_size(s) == 0)
         return row_fail(e, d, i, "no samples_s (the raw samples)");
     r->nsamples = json_array_size(s);
-    if (r->nsamples > 100000)
-        return row_fail(e, d, i, "more than 100000 samples");
+    if (r->nsamples > 3000)
+        return row_fail(e, d, i,
+                        "more than 3000 samples (compare tests up to 3000 a "
+                        "side)");
     r->samples = malloc(r->nsamples * sizeof(*r->samples));
     if (!r->samples)
         return rb_fail(e, RB_EINPUT, "out of memory");
@@ -108,6 +119,13 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
         }
         r->samples[q] = x;
     }
+    json_t *ver = json_object_get(j, "verify");
+    json_t *passed = json_is_object(ver) ? json_object_get(ver, "passed")
+                                         : NULL;
+    if (json_is_false(passed))
+        return row_fail(e, d, i,
+                        "failed verification: its times are not of a correct "
+                        "result");
     json_t *roof = json_object_get(j, "roofline");
     json_t *att = json_is_object(roof)
                       ? json_object_get(roof, "attainable_gflops")
@@ -142,6 +160,9 @@ static int resolve(const char *path, cmp_doc *d, rb_err *e)
                 text_escape(f, d->shown, sizeof(d->shown));
                 break;
             }
+            if (errno != ENOENT)
+                return rb_fail(e, RB_EINPUT, "%s: %s", d->shown,
+                               strerror(errno));
         }
         if (!d->path[0])
             return rb_fail(e, RB_EINPUT,
@@ -157,6 +178,8 @@ static int resolve(const char *path, cmp_doc *d, rb_err *e)
         return rb_fail(e, RB_EINPUT, "%s: larger than 256 MiB", d->shown);
     if (st.st_size == 0)
         return rb_fail(e, RB_EINPUT, "%s: empty", d->shown);
+    if (access(d->path, R_OK) != 0)
+        return rb_fail(e, RB_EINPUT, "%s: %s", d->shown, strerror(errno));
     return RB_OK;
 }
 
@@ -223,6 +246,10 @@ int cmp_load(const char *path, cmp_doc *d, rb_err *e)
         rc = rb_fail(e, RB_EINPUT, "%s: no '%s' array", d->shown, rows_name);
     if (!rc && json_array_size(rows) == 0)
         rc = rb_fail(e, RB_EINPUT, "%s: holds no rows", d->shown);
+    if (!rc && !json_is_object(json_object_get(doc, "context")))
+        rc = rb_fail(e, RB_EINPUT,
+                     "%s: no context block (the host the run measured)",
+                     d->shown);
     if (!rc) {
         snprintf(d->schema, sizeof(d->schema), "%s", schema);
         read_context(d, json_object_get(doc, "context"));
@@ -439,22 +466,30 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
             lr[k++] = log(r->pairs[i].eff.ratio);
     r->spread_eff = robust_spread(lr, k);
     free(lr);
-    r->floor_time = fmax(1.0 + s->threshold, exp(s->noise_z * r->spread_time));
-    r->floor_eff = fmax(1.0 + s->threshold, exp(s->noise_z * r->spread_eff));
+    /* at most noise_cap: when a large share of the rows changed, their
+     * spread is no longer noise, and a change beyond the cap is called
+     * whatever the others did */
+    r->floor_time = fmax(1.0 + s->threshold,
+                         fmin(s->noise_cap, exp(s->noise_z * r->spread_time)));
+    r->floor_eff = fmax(1.0 + s->threshold,
+                        fmin(s->noise_cap, exp(s->noise_z * r->spread_eff)));
     for (size_t i = 0; i < r->npairs; i++) {
         cmp_pair *p = &r->pairs[i];
         p->time.verdict = cmp_judge(&p->time, s, r->floor_time);
         p->eff.verdict = isfinite(p->eff.ratio)
                              ? cmp_judge(&p->eff, s, r->floor_eff)
                              : CMP_NO_ROOF;
-        const cmp_verdict v = s->by_efficiency ? p->eff.verdict
-                                               : p->time.verdict;
+        /* a row without a roof on a side is gated on its time */
+        const cmp_verdict v = s->by_efficiency && p->eff.verdict != CMP_NO_ROOF
+                                  ? p->eff.verdict
+                                  : p->time.verdict;
+        p->gated_by_time = !s->by_efficiency || p->eff.verdict == CMP_NO_ROOF;
         p->gated_slower = v == CMP_SLOWER;
         r->slower += v == CMP_SLOWER;
         r->faster += v == CMP_FASTER;
         r->unchanged += v == CMP_UNCHANGED;
         r->unreliable += v == CMP_UNRELIABLE;
-        r->no_roof += v == CMP_NO_ROOF;
+        r->no_roof += p->eff.verdict == CMP_NO_ROOF;
     }
     for (size_t j = 0; j < cur->nrows; j++)
         if (!find(base, cur->rows[j].key))

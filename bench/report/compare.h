@@ -77,6 +77,8 @@ typedef struct {
     cmp_stat time, eff;
     double frac_base, frac_cur; /* median rate / roof; NaN without roofs */
     int gated_slower;           /* the gated statistic says slower       */
+    int gated_by_time;          /* time gates this row (no roof, or the
+                                   gate is time)                        */
 } cmp_pair;
 
 typedef struct {
@@ -89,6 +91,8 @@ typedef struct {
      * whole groups of rows by 20% and more); the other rows can, as
      * long as most of them did not change. 0: no floor. */
     double noise_z;
+    double noise_cap; /* the floor never exceeds it (1.5): a change beyond
+                         is called whatever the other rows did     */
 } cmp_settings;
 
 typedef struct {
@@ -101,7 +105,8 @@ typedef struct {
      * must pass: max(1 + threshold, exp(noise_z s)), for time and for
      * efficiency */
     double spread_time, spread_eff, floor_time, floor_eff;
-    size_t slower, faster, unchanged, unreliable, no_roof;
+    size_t slower, faster, unchanged, unreliable; /* by the gated test */
+    size_t no_roof; /* rows without a roof on a side (efficiency n/a)    */
 } cmp_result;
 
 /* Matches and tests. Returns RB_OK, or RB_EINPUT when memory runs out. */

@@ -31,6 +31,7 @@ int check_limits_parse(const char *s, check_limits *l, rb_err *e)
     if (strlen(s) >= sizeof(buf) || !*s)
         return rb_fail(e, RB_EINPUT, "--limit '%s': empty or too long", shown);
     snprintf(buf, sizeof(buf), "%s", s);
+    int seen[CM_N] = {0};
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t;
          t = strtok_r(NULL, ",", &save)) {
@@ -61,6 +62,8 @@ int check_limits_parse(const char *s, check_limits *l, rb_err *e)
                            "--limit %s=%s: a fraction (0.005) or a "
                            "percentage (0.5%%) from 0",
                            shown, vs);
+        if (seen[m]++)
+            return rb_fail(e, RB_EINPUT, "--limit: %s given twice", shown);
         l->limit[m] = pct ? x / 100.0 : x;
     }
     return RB_OK;

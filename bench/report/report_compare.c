@@ -95,7 +95,8 @@ static void summary_line(const compare_view *v, FILE *f)
             "unreliable",
             r->npairs, r->slower, r->faster, r->unchanged, r->unreliable);
     if (r->no_roof)
-        fprintf(f, ", %zu without a roof", r->no_roof);
+        fprintf(f, ", %zu without a roof%s", r->no_roof,
+                v->set->by_efficiency ? " (gated on time)" : "");
     fprintf(f, "; %zu only in the baseline, %zu only in current", r->nonly_base,
             r->nonly_cur);
     if (r->nonly_base && !v->allow_missing)
@@ -160,11 +161,14 @@ void report_compare_text(const compare_view *v, FILE *f)
         const cmp_pair *p = &r->pairs[i];
         if (!p->gated_slower)
             continue;
-        const cmp_stat *s = v->set->by_efficiency ? &p->eff : &p->time;
+        const cmp_stat *s = p->gated_by_time ? &p->time : &p->eff;
         char ci[48];
         fmt_ci(s, ci, sizeof(ci));
-        fprintf(f, "slower: %s, x%.3f %s, p = %.2g\n", p->base->key, s->ratio,
-                ci, s->p);
+        fprintf(f, "slower: %s, x%.3f %s, p = %.2g%s\n", p->base->key,
+                s->ratio, ci, s->p,
+                v->set->by_efficiency && p->gated_by_time
+                    ? " (time: no roof on a side)"
+                    : "");
     }
     fprintf(f, "verdict: %s (exit %d)\n",
             v->status ? "regressed" : "nothing regressed", v->status);
@@ -183,12 +187,12 @@ void report_compare_markdown(const compare_view *v, FILE *f)
             "floor when higher).\n\n",
             gated_name(v), v->set->alpha, 100.0 * (1.0 - v->set->alpha),
             gated_floor(v));
-    fprintf(f, "| kernel | dtype | shape | threads | ratio | 95%% CI | p | "
-               "roof%% base | roof%% current | verdict |\n"
-               "|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
+    fprintf(f, "| kernel | form | dtype | shape | threads | ratio | 95%% CI | "
+               "p | roof%% base | roof%% current | verdict |\n"
+               "|---|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < r->npairs; i++) {
         const cmp_pair *p = &r->pairs[i];
-        const cmp_stat *s = v->set->by_efficiency ? &p->eff : &p->time;
+        const cmp_stat *s = p->gated_by_time ? &p->time : &p->eff;
         char shape[64], ratio[16], ci[48], pv[16], fb[16], fc[16];
         fmt_shape(p->base, shape, sizeof(shape));
         fmt_ratio(s->ratio, ratio, sizeof(ratio));
@@ -196,8 +200,11 @@ void report_compare_markdown(const compare_view *v, FILE *f)
         fmt_p(s->p, pv, sizeof(pv));
         fmt_pct(p->frac_base, fb, sizeof(fb));
         fmt_pct(p->frac_cur, fc, sizeof(fc));
-        fprintf(f, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s%s%s |\n",
-                p->base->kernel, p->base->dtype, shape, p->base->threads,
+        fprintf(f,
+                "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s%s%s "
+                "|\n",
+                p->base->kernel, p->base->form, p->base->dtype, shape,
+                p->base->threads,
                 ratio, ci, pv, fb, fc, p->gated_slower ? "**" : "",
                 cmp_verdict_name(s->verdict), p->gated_slower ? "**" : "");
     }
@@ -262,13 +269,15 @@ char *report_compare_json(const compare_view *v, rb_err *e)
         jd_push(&d, oc, "only_in_current", key_json(&d, r->only_cur[i]));
     json_t *root = jd_pack(
         &d,
-        "{s:s, s:i, s:o, s:o, s:{s:f, s:f, s:f, s:s, s:b}, s:o, s:o, s:o, "
+        "{s:s, s:i, s:o, s:o, s:{s:f, s:f, s:f, s:f, s:s, s:b}, s:o, s:o, "
+        "s:o, "
         "s:o, s:{s:o, s:o}, s:{s:o, s:o, s:o, s:o}, s:{s:I, s:I, s:I, s:I, "
         "s:I}, s:s, s:i}",
         "schema", "roofbench.compare", "schema_version",
         COMPARE_SCHEMA_VERSION, "baseline", jd_str(v->base->path), "current",
         jd_str(v->cur->path), "settings", "alpha", v->set->alpha, "threshold",
-        v->set->threshold, "noise_z", v->set->noise_z, "by",
+        v->set->threshold, "noise_z", v->set->noise_z, "noise_cap",
+        v->set->noise_cap, "by",
         v->set->by_efficiency ? "efficiency" : "time",
         "allow_missing", v->allow_missing, "host_differences",
         v->host_diff[0] ? jd_str(v->host_diff) : json_null(), "rows", rows,
