@@ -213,7 +213,7 @@ int main(int argc, char **argv)
                          NULL},
         &r);
     CHECK_INT(r.status, 2);
-    CHECK_STR_HAS(r.err, "--limit ir=lots");
+    CHECK_STR_HAS(r.err, "--limit ir 'lots'");
     run(workdir,
         (const char *[]){"check", "--baseline", base, "--limit", "speed=1%",
                          NULL},

@@ -68,6 +68,21 @@ static void test_parse(void)
               RB_EINPUT);
     CHECK_INT(parse_seconds("--min-time", "infinity", 1e-4, 60, &sec, &e),
               RB_EINPUT);
+    /* fractions and percentages: --threshold, --limit */
+    double fr;
+    CHECK_INT(parse_fraction("--threshold", "5%", 0.99, &fr, &e), RB_OK);
+    CHECK(fabs(fr - 0.05) < 1e-15);
+    CHECK_INT(parse_fraction("--threshold", "0.05", 0.99, &fr, &e), RB_OK);
+    CHECK(fabs(fr - 0.05) < 1e-15);
+    CHECK_INT(parse_fraction("--threshold", "0.5%", 0.99, &fr, &e), RB_OK);
+    CHECK(fabs(fr - 0.005) < 1e-15);
+    static const char *const badfr[] = {"", "%", "5%%", "-5%", "100%", "1",
+                                        "five", "nan%", "1e400"};
+    for (size_t i = 0; i < sizeof(badfr) / sizeof(badfr[0]); i++) {
+        CHECK_INT(parse_fraction("--threshold", badfr[i], 0.99, &fr, &e),
+                  RB_EINPUT);
+    }
+    CHECK_STR_HAS(e.msg, "--threshold '1e400'");
     CHECK_INT(parse_seconds("--min-time", " 1", 1e-4, 60, &sec, &e),
               RB_EINPUT);
 }

@@ -68,6 +68,29 @@ int parse_real(const char *flag, const char *s, double min, double max,
     return RB_OK;
 }
 
+int parse_fraction(const char *flag, const char *s, double max, double *out,
+                   rb_err *e)
+{
+    char buf[64];
+    const size_t n = s ? strlen(s) : 0;
+    const int pct = n > 0 && s[n - 1] == '%';
+    double v = 0.0;
+    rb_err ignored;
+    if (n == 0 || n >= sizeof(buf))
+        return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
+    memcpy(buf, s, n + 1);
+    if (pct)
+        buf[n - 1] = '\0';
+    if (parse_real(flag, buf, 0.0, pct ? 100.0 * max : max, NULL, &v,
+                   &ignored))
+        return rb_fail(e, RB_EINPUT,
+                       "%s '%s': a fraction (0.05) or a percentage (5%%) "
+                       "from 0 to %g%%",
+                       flag, s, 100.0 * max);
+    *out = pct ? v / 100.0 : v;
+    return RB_OK;
+}
+
 int parse_seconds(const char *flag, const char *s, double min, double max,
                       double *out, rb_err *e)
 {

@@ -24,6 +24,11 @@ int parse_count(const char *flag, const char *s, uint64_t min, uint64_t max,
 int parse_real(const char *flag, const char *s, double min, double max,
                const char *unit, double *out, rb_err *e);
 
+/* A fraction as 0.05 or a percentage as 5%, from 0 to max (a fraction):
+ * the threshold and limit flags. */
+int parse_fraction(const char *flag, const char *s, double max, double *out,
+                   rb_err *e);
+
 /* A number of seconds within [min, max]: parse_real with that unit. */
 int parse_seconds(const char *flag, const char *s, double min, double max,
                   double *out, rb_err *e);

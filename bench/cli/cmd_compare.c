@@ -82,28 +82,6 @@ static const flag_table compare_table = {
     "row is\nmissing from current), 2 bad input.",
     1};
 
-static int parse_threshold(const char *s, double *out, rb_err *e)
-{
-    char buf[64], shown[64];
-    text_escape(s, shown, sizeof(shown));
-    const size_t n = strlen(s);
-    if (n == 0 || n >= sizeof(buf))
-        return rb_fail(e, RB_EINPUT, "--threshold '%s': not a number",
-                       shown);
-    memcpy(buf, s, n + 1);
-    const int pct = buf[n - 1] == '%';
-    if (pct)
-        buf[n - 1] = '\0';
-    double v;
-    if (parse_real("--threshold", buf, 0.0, pct ? 99.0 : 0.99, NULL, &v, e))
-        return rb_fail(e, RB_EINPUT,
-                       "--threshold '%s': a fraction from 0 to 0.99 or a "
-                       "percentage from 0%% to 99%%",
-                       shown);
-    *out = pct ? v / 100.0 : v;
-    return RB_OK;
-}
-
 static int compare_main(const rb_machine *m, const void *opts,
                         const flag_seen *seen, rb_err *e)
 {
@@ -117,7 +95,7 @@ static int compare_main(const rb_machine *m, const void *opts,
     cmp_settings set = {.alpha = o->alpha,
                         .noise_z = o->noise_z,
                         .noise_cap = o->noise_cap};
-    if (parse_threshold(o->threshold, &set.threshold, e))
+    if (parse_fraction("--threshold", o->threshold, 0.99, &set.threshold, e))
         return 2;
     if (strcmp(o->by, "time") == 0)
         set.by_efficiency = 0;

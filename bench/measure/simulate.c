@@ -308,6 +308,75 @@ void sim_subtract(const sim_counts *with, const sim_counts *base,
     *out = r;
 }
 
+/* A child running path with argv and envp (NULL: this environment), its
+ * standard output read back into out (at most len - 1 bytes), its
+ * standard error sent to /dev/null when quiet; setup(ctx), when given,
+ * runs in the child right before the exec and may _exit. While it runs
+ * its pid is published in *running (when not NULL). Returns RB_OK with
+ * the wait status in *status. */
+static int spawn_capture(const char *path, char *const argv[],
+                         char *const envp[], int quiet,
+                         void (*setup)(const void *), const void *ctx,
+                         int *running, char *out, size_t len, int *status,
+                         rb_err *e)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return rb_fail(e, RB_EMEASURE, "pipe: %s", strerror(errno));
+    const pid_t pid = fork();
+    if (pid < 0)
+        return rb_fail(e, RB_EMEASURE, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(pipefd[1], STDOUT_FILENO);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        const int devnull = quiet ? open("/dev/null", O_WRONLY) : -1;
+        if (devnull >= 0)
+            dup2(devnull, STDERR_FILENO);
+        if (setup)
+            setup(ctx);
+        if (envp)
+            execve(path, argv, envp);
+        else
+            execv(path, argv);
+        _exit(127);
+    }
+    if (running)
+        __atomic_store_n(running, (int)pid, __ATOMIC_SEQ_CST);
+    close(pipefd[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = read(pipefd[0], out + n, len - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(pipefd[0]);
+    *status = 0;
+    waitpid(pid, status, 0);
+    if (running)
+        __atomic_store_n(running, 0, __ATOMIC_SEQ_CST);
+    return RB_OK;
+}
+
+/* In the simulated child, before valgrind starts: the same addresses and
+ * stack every time. */
+static void sim_child_setup(const void *ctx)
+{
+    const char *exe = ctx;
+    personality(ADDR_NO_RANDOMIZE);
+    /* never outlives roofbench (an interrupt ends it with _exit) */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* the program by a name of fixed length: its path's length moves the
+     * client's stack (argv and the auxiliary vector's file name lie on
+     * it), and with it misses in the kernel's frames */
+    const int fd = open(exe, O_RDONLY);
+    if (fd < 0 || (fd != 3 && dup2(fd, 3) != 3))
+        _exit(127);
+    /* and in one folder: valgrind lays the working folder's name on the
+     * client's stack too */
+    if (chdir("/") != 0)
+        _exit(127);
+}
+
 int sim_run(const char *valgrind, const char *exe, const char *kernel,
             rb_dtype dt, rb_shape s, uint64_t seed, const sim_geometry *g,
             const char *workdir, sim_counts *out, rb_err *e)
@@ -360,74 +429,36 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     snprintf(shape, sizeof(shape), "%zu,%zu,%zu", s.n, s.p, s.m);
     snprintf(seedtxt, sizeof(seedtxt), "%llu", (unsigned long long)seed);
     snprintf(flush, sizeof(flush), "%.0f", 4.0 * g->ll.size);
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return rb_fail(e, RB_EMEASURE, "pipe: %s", strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0)
-        return rb_fail(e, RB_EMEASURE, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(pipefd[1], STDOUT_FILENO);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        const int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDERR_FILENO);
-        /* the same environment and addresses every time: what the stack
-         * holds at start (the environment's strings) moves the kernel's
-         * frames, and with them a miss or two */
-        char *const envp[] = {"ROOFBENCH_ISA=avx2", "OPENBLAS_CORETYPE=Haswell",
-                              "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
-                              "LC_ALL=C", NULL};
-        personality(ADDR_NO_RANDOMIZE);
-        /* never outlives roofbench (an interrupt ends it with _exit) */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        /* the program by a name of fixed length: its path's length moves
-         * the client's stack (argv and the auxiliary vector's file name
-         * lie on it), and with it misses in the kernel's frames */
-        const int fd = open(exe, O_RDONLY);
-        if (fd < 0 || (fd != 3 && dup2(fd, 3) != 3))
-            _exit(127);
-        /* and in one folder: valgrind lays the working folder's name on
-         * the client's stack too */
-        if (chdir("/") != 0)
-            _exit(127);
-        char *const argv[] = {"valgrind",
-                              "--tool=cachegrind",
-                              "--cache-sim=yes",
-                              a_out,
-                              a_i1,
-                              a_d1,
-                              a_ll,
-                              "/dev/fd/3",
-                              "_traffic-child",
-                              (char *)kernel,
-                              (char *)rb_dtype_name(dt),
-                              shape,
-                              seedtxt,
-                              flush,
-                              job->caches ? (char *)rb_op_name(job->op) : NULL,
-                              caches,
-                              job->caches ? (job->setup_only ? "skip" : "call")
-                                          : NULL,
-                              NULL};
-        execve(valgrind, argv, envp);
-        _exit(127);
-    }
-    if (job->running)
-        __atomic_store_n(job->running, (int)pid, __ATOMIC_SEQ_CST);
-    close(pipefd[1]);
-    char info[512] = "";
-    size_t n = 0;
-    ssize_t r;
-    while ((r = read(pipefd[0], info + n, sizeof(info) - 1 - n)) > 0)
-        n += (size_t)r;
-    info[n] = '\0';
-    close(pipefd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (job->running)
-        __atomic_store_n(job->running, 0, __ATOMIC_SEQ_CST);
+    /* the same environment every time: what the stack holds at start
+     * (the environment's strings) moves the kernel's frames, and with
+     * them a miss or two */
+    char *const envp[] = {"ROOFBENCH_ISA=avx2", "OPENBLAS_CORETYPE=Haswell",
+                          "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+                          "LC_ALL=C", NULL};
+    char *const argv[] = {"valgrind",
+                          "--tool=cachegrind",
+                          "--cache-sim=yes",
+                          a_out,
+                          a_i1,
+                          a_d1,
+                          a_ll,
+                          "/dev/fd/3",
+                          "_traffic-child",
+                          (char *)kernel,
+                          (char *)rb_dtype_name(dt),
+                          shape,
+                          seedtxt,
+                          flush,
+                          job->caches ? (char *)rb_op_name(job->op) : NULL,
+                          caches,
+                          job->caches ? (job->setup_only ? "skip" : "call")
+                                      : NULL,
+                          NULL};
+    char info[512];
+    int status;
+    if (spawn_capture(valgrind, argv, envp, 1, sim_child_setup, exe,
+                      job->running, info, sizeof(info), &status, e))
+        return RB_EMEASURE;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         unlink(outfile);
         return rb_fail(e, RB_EMEASURE,
@@ -441,7 +472,7 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     if (rc)
         return rc;
     info[strcspn(info, "\n")] = '\0';
-    snprintf(out->path, sizeof(out->path), "%s", info);
+    snprintf(out->path, sizeof(out->path), "%.255s", info);
     /* "path P mr X nr X kc X mc X nc X skinny X sw X skb X sc X openblas
      * CORE" */
     char p[32] = "";
@@ -541,30 +572,12 @@ int sim_call(const rb_kernel *k, rb_dtype dt, rb_shape s, const void *a,
 int sim_valgrind_version(const char *valgrind, char *buf, size_t len,
                          rb_err *e)
 {
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return rb_fail(e, RB_EMEASURE, "pipe: %s", strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0)
-        return rb_fail(e, RB_EMEASURE, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(pipefd[1], STDOUT_FILENO);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        execl(valgrind, "valgrind", "--version", (char *)NULL);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    char text[256] = "";
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < sizeof(text) &&
-           (r = read(pipefd[0], text + n, sizeof(text) - 1 - n)) > 0)
-        n += (size_t)r;
-    text[n] = '\0';
-    close(pipefd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    char *const argv[] = {"valgrind", "--version", NULL};
+    char text[256];
+    int status;
+    if (spawn_capture(valgrind, argv, NULL, 0, NULL, NULL, NULL, text,
+                      sizeof(text), &status, e))
+        return RB_EINPUT;
     text[strcspn(text, "\n")] = '\0';
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !text[0])
         return rb_fail(e, RB_EINPUT, "valgrind --version failed");

@@ -49,22 +49,14 @@ int check_limits_parse(const char *s, check_limits *l, rb_err *e)
                            "--limit: '%s' is not METRIC=LIMIT with a metric "
                            "of ir, cycles, d1, ll, intensity",
                            shown);
-        char *v = eq + 1;
-        char vs[64];
-        text_escape(v, vs, sizeof(vs));
-        const size_t n = strlen(v);
-        const int pct = n > 0 && v[n - 1] == '%';
-        if (pct)
-            v[n - 1] = '\0';
+        char flag[64];
+        snprintf(flag, sizeof(flag), "--limit %s", check_metric_names[m]);
         double x;
-        if (parse_real("--limit", v, 0.0, pct ? 1000.0 : 10.0, NULL, &x, e))
-            return rb_fail(e, RB_EINPUT,
-                           "--limit %s=%s: a fraction (0.005) or a "
-                           "percentage (0.5%%) from 0",
-                           shown, vs);
+        if (parse_fraction(flag, eq + 1, 10.0, &x, e))
+            return RB_EINPUT;
         if (seen[m]++)
             return rb_fail(e, RB_EINPUT, "--limit: %s given twice", shown);
-        l->limit[m] = pct ? x / 100.0 : x;
+        l->limit[m] = x;
     }
     return RB_OK;
 }
