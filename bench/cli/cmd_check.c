@@ -171,20 +171,21 @@ static int prepare(const check_opts *o, check_state *st, char *valgrind,
         /* where it goes must be a folder this process may write */
         char dir[2048];
         snprintf(dir, sizeof(dir), "%s", st->baseline);
+        const char *folder = dirname(dir); /* "." for a bare name */
         struct stat sb;
-        if (stat(dirname(dir), &sb) != 0 || !S_ISDIR(sb.st_mode) ||
-            access(dir, W_OK) != 0)
+        if (stat(folder, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+            access(folder, W_OK) != 0)
             return rb_fail(e, RB_EINPUT,
                            "--update-baseline: %s is not in a folder this "
                            "process may write",
                            st->base.shown);
-        if (stat(st->baseline, &sb) == 0 ? !S_ISREG(sb.st_mode)
-                                          : errno != ENOENT)
+        const int found = stat(st->baseline, &sb) == 0;
+        const int err = found ? 0 : errno;
+        if (found ? !S_ISREG(sb.st_mode) : err != ENOENT)
             return rb_fail(e, RB_EINPUT,
                            "--update-baseline: %s is not a regular file (%s)",
                            st->base.shown,
-                           errno && errno != ENOENT ? strerror(errno)
-                                                    : "another kind");
+                           found ? "another kind" : strerror(err));
         check_facts_expect(&st->facts);
         return RB_OK;
     }
