@@ -70,11 +70,12 @@ static void rule_line(const compare_view *v, FILE *f)
             "gate: %s; slower = p < %g, the %g%% interval above 1 and the "
             "ratio of medians above %.3f (the larger of 1 + threshold %.3f "
             "and the run-to-run noise floor exp(%g x %.3f) = %.3f, from the "
-            "spread of all rows' log ratios); faster, the mirror image; "
-            "unreliable = these sample counts cannot reach p < %g\n",
+            "spread of all rows' log ratios, capped at %g); faster, the "
+            "mirror image; unreliable = these sample counts cannot reach p "
+            "< %g\n",
             gated_name(v), v->set->alpha, 100.0 * (1.0 - v->set->alpha),
             gated_floor(v), 1.0 + v->set->threshold, v->set->noise_z, spread,
-            exp(v->set->noise_z * spread), v->set->alpha);
+            exp(v->set->noise_z * spread), v->set->noise_cap, v->set->alpha);
 }
 
 static void list_only(const char *what, const cmp_row *const *rows, size_t n,
