@@ -350,6 +350,84 @@ static void expect_bad(const char *name, const char *needle)
     CHECK_INT(r.out[0], 0);
 }
 
+/* A folder of k run folders, each the fixture with every sample scaled
+ * by a run factor (the drift between runs) and then edit applied. */
+static double run_factor;
+static void drift(json_t *doc)
+{
+    json_t *rows = rows_of(doc);
+    for (size_t i = 0; i < json_array_size(rows); i++)
+        scale_row(json_array_get(rows, i), run_factor);
+}
+
+static void make_runs(const char *name, int k, void (*edit)(json_t *doc))
+{
+    static const double f[6] = {1.00, 1.06, 0.95, 1.03, 0.98, 1.08};
+    char dir[1024], sub[1100], path[1200];
+    snprintf(dir, sizeof(dir), "%s/%s", workdir, name);
+    mkdir(dir, 0755);
+    for (int r = 0; r < k; r++) {
+        snprintf(sub, sizeof(sub), "%s/run%d", dir, r);
+        mkdir(sub, 0755);
+        json_t *doc = load_json(fixture);
+        if (!doc)
+            return;
+        run_factor = f[r % 6];
+        drift(doc);
+        if (edit)
+            edit(doc);
+        snprintf(path, sizeof(path), "%s/results.json", sub);
+        CHECK_INT(json_dump_file(doc, path, 0), 0);
+        json_decref(doc);
+    }
+}
+
+static void slow30(json_t *doc) { scale_row(target(doc), 1.30); }
+
+static void test_runs(void)
+{
+    result r;
+    make_runs("runs-a", 5, NULL);
+    make_runs("runs-b", 5, NULL);
+    make_runs("runs-slow", 5, slow30);
+    make_runs("runs-host", 2, NULL);
+    make_runs("runs-dropped", 2, NULL);
+    /* drift of up to 8% between runs, the same on both sides: nothing */
+    run(workdir, (const char *[]){"compare", "runs-a", "runs-b", NULL}, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "runs-a (5 runs)");
+    CHECK_STR_HAS(r.out, "several runs a side");
+    /* one row 30% slower in every run: slower, named */
+    run(workdir, (const char *[]){"compare", "runs-a", "runs-slow", NULL},
+        &r);
+    CHECK_INT(r.status, 3);
+    CHECK_STR_HAS(r.out, "1 slower");
+    /* runs of one side must agree on host and rows */
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/runs-host/run1/results.json", workdir);
+    json_t *doc = load_json(path);
+    if (doc) {
+        other_cores(doc);
+        CHECK_INT(json_dump_file(doc, path, 0), 0);
+        json_decref(doc);
+    }
+    run(workdir, (const char *[]){"compare", "runs-host", "runs-a", NULL},
+        &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "its runs differ");
+    snprintf(path, sizeof(path), "%s/runs-dropped/run1/results.json", workdir);
+    doc = load_json(path);
+    if (doc) {
+        drop_row(doc);
+        CHECK_INT(json_dump_file(doc, path, 0), 0);
+        json_decref(doc);
+    }
+    run(workdir, (const char *[]){"compare", "runs-dropped", "runs-a", NULL},
+        &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "different rows");
+}
+
 static void test_cli(void)
 {
     snprintf(fixture, sizeof(fixture), "%s/results-xeon-emr-quick.json",
@@ -569,6 +647,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     test_cli();
+    test_runs();
     remove_tree(workdir);
     return check_status("test_compare");
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -198,9 +199,10 @@ static int read_context(cmp_doc *d, json_t *ctx)
     return RB_OK;
 }
 
-int cmp_load(const char *path, cmp_doc *d, rb_err *e)
+static int load_one(const char *path, cmp_doc *d, rb_err *e)
 {
     memset(d, 0, sizeof(*d));
+    d->nruns = 1;
     if (resolve(path, d, e))
         return RB_EINPUT;
     json_error_t je;
@@ -284,10 +286,148 @@ int cmp_load(const char *path, cmp_doc *d, rb_err *e)
     return rc;
 }
 
+/* The run folders under dir (those holding results.json or sweep.json,
+ * hidden ones left out), sorted by name; -1 when dir is not a folder or
+ * holds a document itself. */
+static int run_folders(const char *dir, char ***out, rb_err *e)
+{
+    *out = NULL;
+    struct stat st;
+    char f[4400];
+    if (strlen(dir) > 2048 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    snprintf(f, sizeof(f), "%s/results.json", dir);
+    if (stat(f, &st) == 0)
+        return -1;
+    snprintf(f, sizeof(f), "%s/sweep.json", dir);
+    if (stat(f, &st) == 0)
+        return -1;
+    struct dirent **names = NULL;
+    const int n = scandir(dir, &names, NULL, alphasort);
+    if (n < 0)
+        return -1;
+    int k = 0;
+    char **runs = calloc((size_t)n + 1, sizeof(*runs));
+    for (int i = 0; i < n; i++) {
+        if (runs && names[i]->d_name[0] != '.') {
+            char sub[4300];
+            snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]->d_name);
+            snprintf(f, sizeof(f), "%s/results.json", sub);
+            const int has = stat(f, &st) == 0 ||
+                            (snprintf(f, sizeof(f), "%s/sweep.json", sub),
+                             stat(f, &st) == 0);
+            if (has && (runs[k] = strdup(sub)) != NULL)
+                k++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (!runs)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    *out = runs;
+    return k;
+}
+
+static void free_runs(char **runs)
+{
+    for (size_t i = 0; runs && runs[i]; i++)
+        free(runs[i]);
+    free(runs);
+}
+
+/* The runs' documents as one: same schema, host and rows; each row's
+ * samples the runs' medians, each with its run's roof. */
+static int merge_runs(const char *dir, cmp_doc *runs, int k, cmp_doc *d,
+                      rb_err *e)
+{
+    char shown[1024];
+    text_escape(dir, shown, sizeof(shown));
+    for (int r = 1; r < k; r++) {
+        char diff[1024];
+        cmp_host_diff(&runs[0], &runs[r], diff, sizeof(diff));
+        if (strcmp(runs[r].schema, runs[0].schema) != 0 || diff[0])
+            return rb_fail(e, RB_EINPUT,
+                           "%s: its runs differ: %s and %s (%s)", shown,
+                           runs[0].shown, runs[r].shown,
+                           diff[0] ? diff : "schema");
+        if (runs[r].nrows != runs[0].nrows)
+            return rb_fail(e, RB_EINPUT,
+                           "%s: its runs have different rows: %zu in %s, %zu "
+                           "in %s",
+                           shown, runs[0].nrows, runs[0].shown, runs[r].nrows,
+                           runs[r].shown);
+    }
+    *d = runs[0]; /* its context and rows, taken over */
+    d->nruns = k;
+    snprintf(d->path, sizeof(d->path), "%s", dir);
+    snprintf(d->shown, sizeof(d->shown), "%s (%d runs)", shown, k);
+    for (size_t i = 0; i < d->nrows; i++) {
+        cmp_row *row = &d->rows[i];
+        double *med = malloc((size_t)k * sizeof(*med)),
+               *roof = malloc((size_t)k * sizeof(*roof));
+        if (!med || !roof) {
+            free(med);
+            free(roof);
+            return rb_fail(e, RB_EINPUT, "out of memory");
+        }
+        int roofs = 1;
+        for (int r = 0; r < k; r++) {
+            const cmp_row *o = NULL;
+            for (size_t j = 0; j < runs[r].nrows && !o; j++)
+                if (strcmp(runs[r].rows[j].key, row->key) == 0)
+                    o = &runs[r].rows[j];
+            if (!o) {
+                free(med);
+                free(roof);
+                return rb_fail(e, RB_EINPUT, "%s: %s has no row '%s'", shown,
+                               runs[r].shown, row->key);
+            }
+            med[r] = stats_median(o->samples, o->nsamples);
+            roof[r] = o->attainable;
+            roofs &= isfinite(o->attainable);
+        }
+        free(row->samples);
+        row->samples = med;
+        row->nsamples = (size_t)k;
+        row->sample_roof = roof;
+        row->attainable = roofs ? stats_median(roof, (size_t)k) : NAN;
+    }
+    return RB_OK;
+}
+
+int cmp_load(const char *path, cmp_doc *d, rb_err *e)
+{
+    char **runs = NULL;
+    const int k = run_folders(path, &runs, e);
+    if (k < 2) {
+        const int rc = k == 1 ? load_one(runs[0], d, e) : load_one(path, d, e);
+        free_runs(runs);
+        return rc;
+    }
+    cmp_doc *docs = calloc((size_t)k, sizeof(*docs));
+    int rc = docs ? RB_OK : rb_fail(e, RB_EINPUT, "out of memory");
+    int loaded = 0;
+    for (; !rc && loaded < k; loaded++)
+        if ((rc = load_one(runs[loaded], &docs[loaded], e)))
+            break;
+    if (!rc)
+        rc = merge_runs(path, docs, k, d, e);
+    /* docs[0]'s rows now belong to d (or, on failure, to nobody else) */
+    for (int r = rc ? 0 : 1; r < loaded; r++)
+        cmp_free(&docs[r]);
+    if (rc)
+        memset(d, 0, sizeof(*d));
+    free(docs);
+    free_runs(runs);
+    return rc;
+}
+
 void cmp_free(cmp_doc *d)
 {
-    for (size_t i = 0; d->rows && i < d->nrows; i++)
+    for (size_t i = 0; d->rows && i < d->nrows; i++) {
         free(d->rows[i].samples);
+        free(d->rows[i].sample_roof);
+    }
     free(d->rows);
     d->rows = NULL;
     d->nrows = 0;
@@ -368,9 +508,16 @@ static double robust_spread(double *x, size_t n)
     return 1.4826 * (n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]));
 }
 
-/* The test on log(scale x sample): time (scale 1 on both sides) or time
- * against the roof (scale the bound). */
-static int stat_of(const cmp_row *b, double sb, const cmp_row *c, double sc,
+/* The test on log(scale x sample): time (roof 0: scale 1) or time
+ * against the roof (each sample scaled by its run's bound). */
+static double scale_of(const cmp_row *r, size_t i, int roof)
+{
+    if (!roof)
+        return 1.0;
+    return r->sample_roof ? r->sample_roof[i] : r->attainable;
+}
+
+static int stat_of(const cmp_row *b, const cmp_row *c, int roof,
                    const cmp_settings *set, cmp_stat *out)
 {
     double *x = malloc(b->nsamples * sizeof(*x)),
@@ -378,9 +525,9 @@ static int stat_of(const cmp_row *b, double sb, const cmp_row *c, double sc,
     int rc = -1;
     if (x && y) {
         for (size_t i = 0; i < b->nsamples; i++)
-            x[i] = log(b->samples[i] * sb);
+            x[i] = log(b->samples[i] * scale_of(b, i, roof));
         for (size_t j = 0; j < c->nsamples; j++)
-            y[j] = log(c->samples[j] * sc);
+            y[j] = log(c->samples[j] * scale_of(c, j, roof));
         rank_test t;
         rc = rank_test_run(x, b->nsamples, y, c->nsamples, set->alpha, &t);
         if (!rc) {
@@ -429,14 +576,14 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
         cmp_pair *p = &r->pairs[r->npairs++];
         p->base = b;
         p->cur = c;
-        if (stat_of(b, 1.0, c, 1.0, s, &p->time)) {
+        if (stat_of(b, c, 0, s, &p->time)) {
             cmp_result_free(r);
             return rb_fail(e, RB_EINPUT, "out of memory");
         }
         lt += log(p->time.ratio);
         p->frac_base = p->frac_cur = NAN;
         if (isfinite(b->attainable) && isfinite(c->attainable)) {
-            if (stat_of(b, b->attainable, c, c->attainable, s, &p->eff)) {
+            if (stat_of(b, c, 1, s, &p->eff)) {
                 cmp_result_free(r);
                 return rb_fail(e, RB_EINPUT, "out of memory");
             }
@@ -469,10 +616,13 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
     /* at most noise_cap: when a large share of the rows changed, their
      * spread is no longer noise, and a change beyond the cap is called
      * whatever the others did */
+    /* with several runs a side the test itself sees the drift between
+     * runs: no floor beyond the threshold */
+    const double z = base->nruns > 1 && cur->nruns > 1 ? 0.0 : s->noise_z;
     r->floor_time = fmax(1.0 + s->threshold,
-                         fmin(s->noise_cap, exp(s->noise_z * r->spread_time)));
+                         fmin(s->noise_cap, exp(z * r->spread_time)));
     r->floor_eff = fmax(1.0 + s->threshold,
-                        fmin(s->noise_cap, exp(s->noise_z * r->spread_eff)));
+                        fmin(s->noise_cap, exp(z * r->spread_eff)));
     for (size_t i = 0; i < r->npairs; i++) {
         cmp_pair *p = &r->pairs[i];
         p->time.verdict = cmp_judge(&p->time, s, r->floor_time);

@@ -28,6 +28,9 @@ typedef struct {
     double *samples; /* seconds per call */
     size_t nsamples;
     double attainable; /* GFLOP/s of the run's roof at this row; NaN: none */
+    /* several runs merged: samples are the runs' medians, and each has
+     * its own run's roof here (NULL for one run: attainable for all) */
+    double *sample_roof;
     size_t index;      /* position in the document, from 0                */
 } cmp_row;
 
@@ -40,12 +43,17 @@ typedef struct {
     int family, model, cores;
     cmp_row *rows;
     size_t nrows;
+    int nruns; /* 1, or the runs of a folder of run folders, merged */
 } cmp_doc;
 
 /* Reads path (a results folder or its results.json / sweep.json) and
  * checks every row: kernel, form, dtype, shape, threads, FLOPs, and
  * samples that are finite and above zero; no two rows with one key.
- * RB_EINPUT with one line naming the file and the problem. */
+ * A folder of run folders (at least two, each with one document, all of
+ * one schema and host and with the same rows) is one side of several
+ * runs: each row's samples become the runs' medians, so that the test
+ * sees the variation between runs, not only within one. RB_EINPUT with
+ * one line naming the file and the problem. */
 int cmp_load(const char *path, cmp_doc *d, rb_err *e);
 void cmp_free(cmp_doc *d);
 

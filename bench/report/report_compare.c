@@ -110,6 +110,10 @@ void report_compare_text(const compare_view *v, FILE *f)
 {
     const cmp_result *r = v->res;
     fprintf(f, "baseline: %s\ncurrent:  %s\n", v->base->shown, v->cur->shown);
+    if (v->base->nruns > 1 && v->cur->nruns > 1)
+        fprintf(f, "several runs a side: each row's samples are its runs' "
+                   "medians, so the test sees the drift between runs; no "
+                   "noise floor\n");
     if (v->host_diff[0])
         fprintf(f, "hosts differ (--allow-host-mismatch): %s\n", v->host_diff);
     rule_line(v, f);
