@@ -384,6 +384,47 @@ static void make_runs(const char *name, int k, void (*edit)(json_t *doc))
 
 static void slow30(json_t *doc) { scale_row(target(doc), 1.30); }
 
+/* ten samples a row: the five, and the five again 0.1% slower */
+static void ten_samples(json_t *doc)
+{
+    json_t *rows = rows_of(doc);
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *s = json_object_get(json_array_get(rows, i), "samples_s");
+        const size_t n = json_array_size(s);
+        for (size_t k = 0; k < n; k++)
+            json_array_append_new(
+                s, json_real(json_number_value(json_array_get(s, k)) * 1.001));
+    }
+}
+
+static void ten_slow(json_t *doc)
+{
+    ten_samples(doc);
+    scale_row(target(doc), 1.10);
+}
+
+static void test_holm(void)
+{
+    result r;
+    /* 5 a side cannot pass 0.05 / 56: every row unreliable under Holm */
+    run(workdir,
+        (const char *[]){"compare", "--holm", "base.json", "slow10.json", NULL},
+        &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "56 unreliable");
+    CHECK_STR_HAS(r.out, "with --holm");
+    /* 10 a side can (2 / C(20, 10) x 56 = 0.0006): the slow row is found */
+    make("ten.json", ten_samples);
+    make("ten-slow.json", ten_slow);
+    run(workdir,
+        (const char *[]){"compare", "--holm", "ten.json", "ten-slow.json",
+                         NULL},
+        &r);
+    CHECK_INT(r.status, 3);
+    CHECK_STR_HAS(r.out, "1 slower");
+    CHECK_STR_HAS(r.out, "Holm's correction over the 56 matched rows");
+}
+
 static void test_runs(void)
 {
     result r;
@@ -647,6 +688,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     test_cli();
+    test_holm();
     test_runs();
     remove_tree(workdir);
     return check_status("test_compare");

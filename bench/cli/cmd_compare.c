@@ -17,7 +17,7 @@
 typedef struct {
     double alpha, noise_z, noise_cap;
     const char *threshold, *by;
-    int json, markdown, allow_host, allow_missing;
+    int json, markdown, allow_host, allow_missing, holm;
 } compare_opts;
 
 static const flag_spec compare_flags[] = {
@@ -46,6 +46,11 @@ static const flag_spec compare_flags[] = {
      .help = "what gates: time, or efficiency (time against each run's own "
              "measured roof, so that a uniformly slower machine is no "
              "regression)"},
+    {.name = "holm", .type = FLAG_SWITCH, .off = offsetof(compare_opts, holm),
+     .help = "Holm's correction over the matched rows: at most alpha for "
+             "any false verdict among them, not per row (p shown adjusted; "
+             "a row must be able to reach alpha / rows: 7 samples or runs a "
+             "side for 56 rows)"},
     {.name = "allow-host-mismatch", .type = FLAG_SWITCH,
      .off = offsetof(compare_opts, allow_host),
      .help = "compare runs from hosts that differ in CPU, cores, ISA path "
@@ -94,7 +99,8 @@ static int compare_main(const rb_machine *m, const void *opts,
             seen->npos));
     cmp_settings set = {.alpha = o->alpha,
                         .noise_z = o->noise_z,
-                        .noise_cap = o->noise_cap};
+                        .noise_cap = o->noise_cap,
+                        .holm = o->holm};
     if (parse_fraction("--threshold", o->threshold, 0.99, &set.threshold, e))
         return 2;
     if (strcmp(o->by, "time") == 0)

@@ -487,6 +487,27 @@ cmp_verdict cmp_judge(const cmp_stat *s, const cmp_settings *set,
     return CMP_UNCHANGED;
 }
 
+static int cmp_stat_p(const void *pa, const void *pb)
+{
+    const double a = (*(cmp_stat *const *)pa)->p,
+                 b = (*(cmp_stat *const *)pb)->p;
+    return (a > b) - (a < b);
+}
+
+/* Holm's step-down adjustment of m p-values: sorted, the i-th (from 0)
+ * becomes the running maximum of (m - i) p, at most 1; the smallest
+ * attainable p becomes m p_min (a row must be able to pass alpha / m). */
+static void holm_adjust(cmp_stat **v, size_t m)
+{
+    qsort(v, m, sizeof(*v), cmp_stat_p);
+    double run = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        run = fmax(run, fmin(1.0, (double)(m - i) * v[i]->p));
+        v[i]->p = run;
+        v[i]->p_min = fmin(1.0, (double)m * v[i]->p_min);
+    }
+}
+
 static int cmp_dbl(const void *pa, const void *pb)
 {
     const double a = *(const double *)pa, b = *(const double *)pb;
@@ -623,6 +644,22 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
                          fmin(s->noise_cap, exp(z * r->spread_time)));
     r->floor_eff = fmax(1.0 + s->threshold,
                         fmin(s->noise_cap, exp(z * r->spread_eff)));
+    if (s->holm) {
+        cmp_stat **v = malloc((r->npairs + 1) * sizeof(*v));
+        if (!v) {
+            cmp_result_free(r);
+            return rb_fail(e, RB_EINPUT, "out of memory");
+        }
+        for (size_t i = 0; i < r->npairs; i++)
+            v[i] = &r->pairs[i].time;
+        holm_adjust(v, r->npairs);
+        size_t m = 0;
+        for (size_t i = 0; i < r->npairs; i++)
+            if (isfinite(r->pairs[i].eff.ratio))
+                v[m++] = &r->pairs[i].eff;
+        holm_adjust(v, m);
+        free(v);
+    }
     for (size_t i = 0; i < r->npairs; i++) {
         cmp_pair *p = &r->pairs[i];
         p->time.verdict = cmp_judge(&p->time, s, r->floor_time);

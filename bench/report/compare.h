@@ -101,6 +101,10 @@ typedef struct {
     double noise_z;
     double noise_cap; /* the floor never exceeds it (1.5): a change beyond
                          is called whatever the other rows did     */
+    /* Holm's correction over the matched rows: the chance of any false
+     * verdict among them at most alpha, not alpha per row (p and p_min
+     * are then the adjusted ones) */
+    int holm;
 } cmp_settings;
 
 typedef struct {

@@ -117,6 +117,11 @@ void report_compare_text(const compare_view *v, FILE *f)
     if (v->host_diff[0])
         fprintf(f, "hosts differ (--allow-host-mismatch): %s\n", v->host_diff);
     rule_line(v, f);
+    if (v->set->holm)
+        fprintf(f, "Holm's correction over the %zu matched rows: p is "
+                   "adjusted, and alpha bounds any false verdict among "
+                   "them\n",
+                v->res->npairs);
     fprintf(f,
             "\n%-18s %-11s %-5s %-16s %3s %10s %10s %7s %-16s %8s %7s %7s "
             "%7s %-10s %-10s\n",
@@ -159,9 +164,12 @@ void report_compare_text(const compare_view *v, FILE *f)
     list_only("only in current", r->only_cur, r->nonly_cur, f, "  ");
     summary_line(v, f);
     if (r->unreliable)
-        fprintf(f, "%zu row%s could not be judged: take more --samples (5 "
-                   "per side reach p = 0.008, 3 only 0.1)\n",
-                r->unreliable, rb_plural((long long)r->unreliable));
+        fprintf(f, "%zu row%s could not be judged: take more --samples or "
+                   "runs a side (5 a side reach p = 0.008, 3 only 0.1%s)\n",
+                r->unreliable, rb_plural((long long)r->unreliable),
+                v->set->holm ? "; with --holm each row must be able to reach "
+                               "alpha / rows"
+                             : "");
     for (size_t i = 0; i < r->npairs; i++) {
         const cmp_pair *p = &r->pairs[i];
         if (!p->gated_slower)
@@ -274,7 +282,7 @@ char *report_compare_json(const compare_view *v, rb_err *e)
         jd_push(&d, oc, "only_in_current", key_json(&d, r->only_cur[i]));
     json_t *root = jd_pack(
         &d,
-        "{s:s, s:i, s:o, s:o, s:{s:f, s:f, s:f, s:f, s:s, s:b}, s:o, s:o, "
+        "{s:s, s:i, s:o, s:o, s:{s:f, s:f, s:f, s:f, s:b, s:s, s:b}, s:o, s:o, "
         "s:o, "
         "s:o, s:{s:o, s:o}, s:{s:o, s:o, s:o, s:o}, s:{s:I, s:I, s:I, s:I, "
         "s:I}, s:s, s:i}",
@@ -282,7 +290,7 @@ char *report_compare_json(const compare_view *v, rb_err *e)
         COMPARE_SCHEMA_VERSION, "baseline", jd_str(v->base->path), "current",
         jd_str(v->cur->path), "settings", "alpha", v->set->alpha, "threshold",
         v->set->threshold, "noise_z", v->set->noise_z, "noise_cap",
-        v->set->noise_cap, "by",
+        v->set->noise_cap, "holm", v->set->holm, "by",
         v->set->by_efficiency ? "efficiency" : "time",
         "allow_missing", v->allow_missing, "host_differences",
         v->host_diff[0] ? jd_str(v->host_diff) : json_null(), "rows", rows,
