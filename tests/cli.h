@@ -159,6 +159,15 @@ static inline int count_entries(const char *dir)
     return n;
 }
 
+/* The lines in s: an error is one line, never more. */
+static inline int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
 static inline int exists(const char *path)
 {
     struct stat st;

@@ -82,14 +82,6 @@ static void no_kernels(json_t *doc)
 
 static mode_t umask_now;
 
-static int nlines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 static void expect_bad(const char *name, const char *needle)
 {
     char out[1100];
@@ -100,7 +92,7 @@ static void expect_bad(const char *name, const char *needle)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, name);
     CHECK_STR_HAS(r.err, needle);
-    CHECK_INT(nlines(r.err), 1);
+    CHECK_INT(count_lines(r.err), 1);
     CHECK(!exists(out));
 }
 

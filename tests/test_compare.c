@@ -329,14 +329,6 @@ static void no_rows(json_t *doc)
     json_object_set_new(doc, "rows", json_array());
 }
 
-static int nlines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
 static void expect_bad(const char *name, const char *needle)
 {
     char path[1024];
@@ -346,7 +338,7 @@ static void expect_bad(const char *name, const char *needle)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, name);
     CHECK_STR_HAS(r.err, needle);
-    CHECK_INT(nlines(r.err), 1);
+    CHECK_INT(count_lines(r.err), 1);
     CHECK_INT(r.out[0], 0);
 }
 
