@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "flags.h"
 #include "interrupt.h"
+#include "network.h"
 #include "parse.h"
 #include "profile.h"
 #include "report_model.h"
@@ -21,7 +23,7 @@
 
 typedef struct {
     const char *profile, *dtype, *sweep, *shard, *link, *file, *ceilings,
-        *profiles;
+        *network, *profiles;
     int json;
 } model_opts;
 
@@ -59,7 +61,8 @@ static const flag_spec model_flags[] = {
      .type = FLAG_TEXT,
      .off = OFF(link),
      .def_doc = "each profile's first",
-     .help = "ici, nvlink, infinity, pcie, dcn: a link the profiles have"},
+     .help = "ici, nvlink, infinity, pcie, dcn: a link the profiles have "
+             "(the host's, with --network: mpi, mpi-p2p)"},
     {.name = "file",
      .meta = "FILE",
      .type = FLAG_TEXT,
@@ -70,6 +73,15 @@ static const flag_spec model_flags[] = {
     FLAG_CEILINGS(model_opts, ceilings,
                   "the host roofline for --profile host (else it is measured "
                   "now, about 25 s, and not saved)"),
+    {.name = "network",
+     .meta = "RUN",
+     .type = FLAG_TEXT,
+     .off = OFF(network),
+     .help = "a `roofbench network` run (its folder or network.json): "
+             "--profile host becomes one rank of it (the 1-thread roofs, "
+             "from the run's ceilings.json unless --ceilings) with the links "
+             "it measured: mpi (as the all-reduce sees it) and mpi-p2p "
+             "(ping-pong)"},
     FLAG_PROFILES(model_opts, profiles),
     FLAG_JSON(model_opts, json, "print a JSON document instead of the tables"),
 };
@@ -349,20 +361,91 @@ static int read_shard(const model_opts *o, study *s, rb_err *e)
 /* ---- profiles and dtypes
  * ----------------------------------------------------- */
 
-/* The measured host: from --ceilings, or measured now on all cores. */
-static int host_profile(const rb_machine *m, const char *ceilings, profile *p,
+/* --network: the links a network run fitted, as the host's, read (and
+ * checked) before anything is measured. */
+static int read_links(const rb_machine *m, const char *run, profile_link *out,
+                      rb_err *e)
+{
+    static const char *const member[2] = {"link", "link_p2p"},
+                             *const name[2] = {"mpi", "mpi-p2p"};
+    for (int i = 0; i < 2; i++) {
+        net_link l;
+        char label[128];
+        if (net_link_load(run, m->host, member[i], &l, label, sizeof(label),
+                          e))
+            return RB_EINPUT;
+        profile_link *pl = &out[i];
+        memset(pl, 0, sizeof(*pl));
+        snprintf(pl->name, sizeof(pl->name), "%s", name[i]);
+        pl->bandwidth = l.bandwidth;
+        pl->links = 1;
+        pl->peer_links = 1;
+        snprintf(pl->topology, sizeof(pl->topology),
+                 "%.60s; measured: latency %.3g us, fit residuals %.0f%% rms",
+                 label, l.latency * 1e6, 100 * l.rms_rel);
+    }
+    return RB_OK;
+}
+
+/* The network run's ceilings.json, when --ceilings is not given. */
+static const char *network_ceilings(const char *run, char *buf, size_t len)
+{
+    struct stat st;
+    if (stat(run, &st) != 0)
+        return NULL;
+    if (S_ISDIR(st.st_mode))
+        snprintf(buf, len, "%s/ceilings.json", run);
+    else {
+        snprintf(buf, len, "%s", run);
+        char *slash = strrchr(buf, '/');
+        if (slash)
+            snprintf(slash + 1, len - (size_t)(slash + 1 - buf),
+                     "ceilings.json");
+        else
+            snprintf(buf, len, "ceilings.json");
+    }
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+/* The measured host: from --ceilings, or measured now on all cores. With
+ * --network it is one rank: the 1-thread team, and the run's links. */
+static int host_profile(const rb_machine *m, const model_opts *o, profile *p,
                         rb_err *e)
 {
+    char found[4096];
+    profile_link links[2];
+    if (o->network && read_links(m, o->network, links, e))
+        return RB_EINPUT;
+    const char *ceilings = o->ceilings;
+    if (!ceilings && o->network)
+        ceilings = network_ceilings(o->network, found, sizeof(found));
     session_roof r;
     int rc = session_roof_load(m, ceilings, &r, e);
     if (!rc && !ceilings) {
         const rb_dtype dts[2] = {RB_F32, RB_F64};
-        rc = session_measure_roofline(m, &m->ncores, 1, dts, 2, &r.roof, e);
+        const int one = 1;
+        rc = session_measure_roofline(m, o->network ? &one : &m->ncores, 1,
+                                      dts, 2, &r.roof, e);
         if (rc && interrupt_requested())
             return -interrupt_exit_status(interrupt_requested());
     }
+    if (!rc && o->network) {
+        /* one rank: keep the 1-thread team alone */
+        size_t k = 0;
+        for (size_t i = 0; i < r.roof.nteams; i++)
+            if (r.roof.teams[i].threads == 1)
+                r.roof.teams[k++] = r.roof.teams[i];
+        if (!k)
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network: the roofline has no 1-thread roofs (one "
+                         "rank's)");
+        r.roof.nteams = k;
+    }
     if (!rc)
         rc = roofline_to_profile(&r.roof, p, e);
+    for (int i = 0; !rc && o->network && i < 2; i++)
+        if (p->nlinks < PROFILE_MAX_LINKS)
+            p->link[p->nlinks++] = links[i];
     session_roof_free(&r);
     return rc;
 }
@@ -376,9 +459,17 @@ static int load_profiles(const rb_machine *m, const model_opts *o, profile *out,
     if (k < 0)
         return RB_EINPUT;
     const char *dir = profile_dir(o->profiles);
+    int host = 0;
+    for (int i = 0; i < k; i++)
+        host |= strcmp(items[i], "host") == 0;
+    if (o->network && !host)
+        return rb_fail(e, RB_EINPUT,
+                       "--network: it gives the host's links; --profile '%s' "
+                       "has no host",
+                       o->profile);
     for (int i = 0; i < k; i++) {
         const int rc = strcmp(items[i], "host") == 0
-                           ? host_profile(m, o->ceilings, &out[i], e)
+                           ? host_profile(m, o, &out[i], e)
                            : profile_load(dir, items[i], &out[i], e);
         if (rc)
             return rc;

@@ -30,6 +30,8 @@ static const struct {
      "regression gate: two results' samples tested row by row"},
     {"check", &cmd_check,
      "deterministic gate: cachegrind counts against a committed baseline"},
+    {"network", &cmd_network,
+     "network roof over MPI: latency, bandwidth, all-reduce, sharded matmul"},
     {"profiles", &cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
     {"model", &cmd_model,
@@ -82,7 +84,8 @@ static int dispatch(int argc, char **argv)
         char cmd[256];
         snprintf(cmd, sizeof(cmd),
                  "unknown command '%s' (commands: info, list, run, ceilings, "
-                 "orders, sweep, compare, check, profiles, model; see roofbench --help)",
+                 "orders, sweep, compare, check, network, profiles, model; see "
+                 "roofbench --help)",
                  argv[1]);
         print_error(cmd);
         return 2;

@@ -26,6 +26,9 @@ const char *const runfolder_names[] = {
     /* sweep */
     "sweep.json", "sweep.csv", "sweep-samples.csv", "sweep-roofs.csv",
     "sweep-knees.csv", "plot-sweep.gp", "sweep.png", "sweep.svg",
+    /* network */
+    "network.json", "network-*.csv", "plot-network.gp", "network.png",
+    "network.svg",
     /* check */
     "check.json",
     /* gnuplot's log, cachegrind's output while a form is simulated */

@@ -1,0 +1,279 @@
+/* roofbench network: the network roof over MPI. roofbench itself does not
+ * link MPI; the measurement is roofbench-mpi's, beside this executable.
+ * Under mpirun (a rank: OpenMPI's or PMI's variables are set) this
+ * becomes roofbench-mpi at once; otherwise it checks the command line,
+ * starts `mpirun -n N roofbench-mpi network ...` with what one machine
+ * needs, prints that command line, and returns its exit status. No shell
+ * is involved: mpirun's arguments are passed as a vector. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "netflags.h"
+#include "runfolder.h"
+#include "session.h"
+#include "text.h"
+
+extern char **environ;
+
+/* Whether this process is a rank that mpirun (or another PMI launcher)
+ * started. */
+static int under_mpirun(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") ||
+           getenv("PMI_RANK") || getenv("PMI_SIZE");
+}
+
+/* roofbench-mpi beside this executable. */
+static int mpi_program(char *path, size_t len, rb_err *e)
+{
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return rb_fail(e, RB_EINPUT, "cannot read /proc/self/exe: %s",
+                       strerror(errno));
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    if ((size_t)snprintf(path, len, "%.4000s/roofbench-mpi", self) >= len ||
+        access(path, X_OK) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "roofbench-mpi was not built (no MPI when CMake ran): "
+                       "apt-get install openmpi-bin libopenmpi-dev, then "
+                       "scripts/setup");
+    return RB_OK;
+}
+
+/* mpirun on PATH, as execvp would find it. */
+static int find_mpirun(char *path, size_t len, rb_err *e)
+{
+    const char *env = getenv("PATH");
+    char buf[8192];
+    snprintf(buf, sizeof(buf), "%s", env && *env ? env : "/usr/bin:/bin");
+    for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir;
+         dir = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/mpirun", *dir ? dir : ".");
+        if (access(path, X_OK) == 0)
+            return RB_OK;
+    }
+    return rb_fail(e, RB_EINPUT,
+                   "mpirun not found on PATH: apt-get install openmpi-bin "
+                   "libopenmpi-dev (as root), then scripts/setup");
+}
+
+/* Whether one process may read another's memory (process_vm_readv),
+ * which OpenMPI's shared-memory transport uses for large messages
+ * (single copy, CMA). Containers often forbid it; then the transport is
+ * told to copy through its shared buffers instead. */
+static int single_copy_works(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return 0;
+    static volatile char probe[64] = "roofbench";
+    const pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return 0;
+    }
+    if (child == 0) {
+        close(fds[1]);
+        char c;
+        while (read(fds[0], &c, 1) < 0 && errno == EINTR) {
+        }
+        _exit(0);
+    }
+    close(fds[0]);
+    char got[64];
+    struct iovec local = {got, sizeof(got)},
+                 remote = {(void *)probe, sizeof(probe)};
+    const ssize_t n = process_vm_readv(child, &local, 1, &remote, 1, 0);
+    close(fds[1]);
+    waitpid(child, NULL, 0);
+    return n == (ssize_t)sizeof(got) && strcmp(got, "roofbench") == 0;
+}
+
+/* A word as a shell would need it quoted, for the line printed (never
+ * run by a shell). */
+static void quoted(strbuf *b, const char *w)
+{
+    int plain = *w != 0;
+    for (const char *c = w; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789-_./=:,+@%",
+                       *c) != NULL;
+    if (plain) {
+        sb_printf(b, "%s", w);
+        return;
+    }
+    sb_printf(b, "'");
+    for (const char *c = w; *c; c++)
+        if (*c == '\'')
+            sb_printf(b, "'\\''");
+        else
+            sb_putn(b, c, 1);
+    sb_printf(b, "'");
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
+{
+    char mpirun[PATH_MAX], prog[PATH_MAX];
+    if (find_mpirun(mpirun, sizeof(mpirun), e) ||
+        mpi_program(prog, sizeof(prog), e))
+        return 2;
+    enum { MAXARGS = 160 };
+    const char *argv[MAXARGS];
+    int n = 0;
+    char ranks[32];
+    snprintf(ranks, sizeof(ranks), "%llu", (unsigned long long)o->ranks);
+    argv[n++] = mpirun;
+    argv[n++] = "-n";
+    argv[n++] = ranks;
+    if (o->hostfile) {
+        argv[n++] = "--hostfile";
+        argv[n++] = o->hostfile;
+    }
+    if (o->oversubscribe)
+        argv[n++] = "--oversubscribe";
+    /* the ranks pin themselves with hwloc, one per core */
+    argv[n++] = "--bind-to";
+    argv[n++] = "none";
+    const int cma = single_copy_works();
+    if (!cma) {
+        argv[n++] = "--mca";
+        argv[n++] = "btl_vader_single_copy_mechanism";
+        argv[n++] = "none";
+    }
+    argv[n++] = prog;
+    argv[n++] = "network";
+    /* the command's own arguments, less those that were mpirun's */
+    for (int i = 1; i < seen->argc && n < MAXARGS - 1; i++) {
+        const char *a = seen->argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (strcmp(a, "--ranks") == 0 || strcmp(a, "--hostfile") == 0) {
+            i++;
+            continue;
+        }
+        if (strncmp(a, "--ranks=", 8) == 0 || strncmp(a, "--hostfile=", 11) == 0)
+            continue;
+        argv[n++] = a;
+    }
+    if (n >= MAXARGS - 1)
+        return rb_fail(e, RB_EINPUT, "too many arguments"), 2;
+    argv[n] = NULL;
+    /* OpenMPI refuses root unless told twice, in its environment */
+    const int root = geteuid() == 0;
+    if (root) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    strbuf line = {0};
+    if (root)
+        sb_printf(&line, "OMPI_ALLOW_RUN_AS_ROOT=1 "
+                         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            sb_printf(&line, " ");
+        quoted(&line, argv[i]);
+    }
+    char *text = sb_take(&line);
+    char shown[8192];
+    text_escape(text ? text : "", shown, sizeof(shown));
+    fprintf(stderr, "roofbench: %s; running:\n  %s\n",
+            cma ? "single-copy shared memory (CMA) works here"
+                : "one process may not read another's memory here (a "
+                  "container?): shared memory copies through its buffers",
+            shown);
+    /* the ranks record the line in their document */
+    setenv("ROOFBENCH_MPIRUN_LINE", text ? text : "", 1);
+    free(text);
+    fflush(NULL);
+    pid_t pid;
+    const int err = posix_spawn(&pid, mpirun, NULL, NULL, (char **)argv,
+                                environ);
+    if (err)
+        return rb_fail(e, RB_EINPUT, "cannot start %s: %s", mpirun,
+                       strerror(err)),
+               2;
+    child_pid = pid;
+    struct sigaction sa = {.sa_handler = forward};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return rb_fail(e, RB_EINPUT, "waiting for mpirun: %s",
+                           strerror(errno)),
+                   2;
+    child_pid = 0;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+    /* roofbench-mpi printed its own error; mpirun's own failures (no
+     * slots, a host it cannot reach) it printed too */
+    return rc;
+}
+
+static int network_main(const rb_machine *m, const void *opts,
+                        const flag_seen *seen, rb_err *e)
+{
+    const network_opts *o = opts;
+    if (under_mpirun()) {
+        /* a rank already: the MPI program takes over, same arguments */
+        char prog[PATH_MAX];
+        if (mpi_program(prog, sizeof(prog), e))
+            return 2;
+        char **argv = calloc((size_t)seen->argc + 2, sizeof(*argv));
+        if (!argv)
+            return rb_fail(e, RB_EINPUT, "out of memory"), 2;
+        argv[0] = prog;
+        for (int i = 0; i < seen->argc; i++)
+            argv[i + 1] = seen->argv[i];
+        fflush(NULL);
+        execv(prog, argv);
+        const int err = errno;
+        free(argv);
+        return rb_fail(e, RB_EINPUT, "cannot start %s: %s", prog,
+                       strerror(err)),
+               2;
+    }
+    (void)m;
+    /* everything checked before mpirun starts */
+    net_plan plan;
+    if (netflags_plan(o, seen, (int)o->ranks, &plan, e))
+        return 2;
+    if (o->hostfile && access(o->hostfile, R_OK) != 0)
+        return rb_fail(e, RB_EINPUT, "--hostfile '%s': %s", o->hostfile,
+                       strerror(errno)),
+               2;
+    if (runfolder_check(SESSION_ROOT, o->out, e))
+        return 2;
+    if (o->ceilings && access(o->ceilings, R_OK) != 0)
+        return rb_fail(e, RB_EINPUT, "--ceilings '%s': %s", o->ceilings,
+                       strerror(errno)),
+               2;
+    return launch(o, seen, e);
+}
+
+const cmd_spec cmd_network = {&network_table, sizeof(network_opts),
+                              network_main};

@@ -1,0 +1,193 @@
+/* The network roof's arithmetic: the link fit, the crossover, the
+ * result's storage and the link read back from a network document. */
+#include "network.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "stats.h"
+
+double net_timing_min(const net_timing *t)
+{
+    double m = INFINITY;
+    for (int i = 0; i < t->n; i++)
+        if (t->s[i] < m)
+            m = t->s[i];
+    return t->n ? m : NAN;
+}
+
+double net_timing_median(const net_timing *t)
+{
+    return t->n ? stats_median(t->s, (size_t)t->n) : NAN;
+}
+
+int net_fit_link(const uint64_t *bytes, const double *t, size_t n,
+                 net_link *out, double *residual, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof(*out));
+    if (n < 2) {
+        snprintf(why, whylen, "%zu message size%s: the fit needs 2", n,
+                 n == 1 ? "" : "s");
+        return -1;
+    }
+    /* minimise sum w (t - a - b x)^2 with w = 1/t^2: the normal equations
+     * of a weighted straight line */
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(t[i] > 0) || !isfinite(t[i])) {
+            snprintf(why, whylen, "the time at %llu bytes is not positive",
+                     (unsigned long long)bytes[i]);
+            return -1;
+        }
+        const double w = 1.0 / (t[i] * t[i]), x = (double)bytes[i];
+        sw += w;
+        sx += w * x;
+        sy += w * t[i];
+        sxx += w * x * x;
+        sxy += w * x * t[i];
+    }
+    const double det = sw * sxx - sx * sx;
+    double b = det != 0 ? (sw * sxy - sx * sy) / det : 0;
+    double a = det != 0 ? (sy - b * sx) / sw : 0;
+    if (a < 0) { /* no negative latency: the best line through 0 */
+        a = 0;
+        b = sxy / sxx;
+    }
+    if (!(b > 0)) {
+        snprintf(why, whylen,
+                 "the time does not grow with the size (no bandwidth to fit)");
+        return -1;
+    }
+    out->latency = a;
+    out->bandwidth = 1.0 / b;
+    out->n = n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double r = (a + b * (double)bytes[i]) / t[i] - 1.0;
+        if (residual)
+            residual[i] = r;
+        ss += r * r;
+        if (fabs(r) > out->max_rel) {
+            out->max_rel = fabs(r);
+            out->max_rel_bytes = bytes[i];
+        }
+    }
+    out->rms_rel = sqrt(ss / (double)n);
+    return 0;
+}
+
+double net_predicted_crossover(int ranks, unsigned el, double c, double w)
+{
+    return (double)(ranks - 1) * (double)el * c / w;
+}
+
+double net_crossover(const double *x, const double *ratio, size_t n,
+                     double limit, int *status)
+{
+    if (n == 0 || ratio[n - 1] > limit) {
+        *status = NET_CROSS_NEVER;
+        return NAN;
+    }
+    size_t i = n - 1; /* the first point of the run that stays at or below */
+    while (i > 0 && ratio[i - 1] <= limit)
+        i--;
+    if (i == 0) {
+        *status = NET_CROSS_BEFORE;
+        return x[0];
+    }
+    *status = NET_CROSS_FOUND;
+    /* log ratio linear in log x between x[i-1] (above) and x[i] */
+    const double l0 = log(ratio[i - 1] / limit), l1 = log(ratio[i] / limit);
+    const double f = l0 == l1 ? 1.0 : l0 / (l0 - l1);
+    return exp(log(x[i - 1]) + f * (log(x[i]) - log(x[i - 1])));
+}
+
+int net_result_init(net_result *r, const net_plan *p, rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->shard_cap = (size_t)p->ndtypes * p->nbatch * p->nd;
+    if (r->shard_cap) {
+        r->shard = calloc(r->shard_cap, sizeof(*r->shard));
+        if (!r->shard)
+            return rb_fail(e, RB_EINPUT, "out of memory for %zu points",
+                           r->shard_cap);
+    }
+    return RB_OK;
+}
+
+void net_result_free(net_result *r)
+{
+    free(r->shard);
+    r->shard = NULL;
+    r->nshard = r->shard_cap = 0;
+}
+
+int net_link_load(const char *path, const char *host, const char *member,
+                  net_link *out, char *label, size_t labellen, rb_err *e)
+{
+    char file[4096];
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "--network '%s': %s", path,
+                       strerror(errno));
+    snprintf(file, sizeof(file), "%s%s", path,
+             S_ISDIR(st.st_mode) ? "/network.json" : "");
+    json_error_t je;
+    json_t *doc = json_load_file(file, 0, &je);
+    if (!doc)
+        return rb_fail(e, RB_EINPUT, "--network '%s': %s (line %d)", file,
+                       je.text, je.line);
+    int rc = RB_OK;
+    const char *schema = NULL, *status = NULL, *doc_host = NULL,
+               *lab = NULL;
+    json_int_t version = 0;
+    double lat = -1, bw = -1, rms = 0, mx = 0;
+    json_int_t n = 0;
+    if (json_unpack(doc, "{s:s, s:I, s:s, s:{s:s}}", "schema", &schema,
+                    "schema_version", &version, "status", &status, "context",
+                    "host", &doc_host) != 0 ||
+        strcmp(schema, "roofbench.network") != 0)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--network '%s': not a roofbench network document", file);
+    else if (version != NET_SCHEMA_VERSION)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--network '%s': schema version %lld, this build reads %d",
+                     file, (long long)version, NET_SCHEMA_VERSION);
+    else if (strcmp(status, "complete") != 0)
+        rc = rb_fail(e, RB_EINPUT, "--network '%s': its run is %s", file,
+                     status);
+    else if (host && strcmp(doc_host, host) != 0)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--network '%s': measured on %s, not on this host (%s)",
+                     file, doc_host, host);
+    else {
+        const json_t *l = json_object_get(doc, member);
+        const char *why = json_string_value(json_object_get(l, "unavailable"));
+        if (why)
+            rc = rb_fail(e, RB_EINPUT, "--network '%s': no %s: %s", file,
+                         member, why);
+        else if (json_unpack((json_t *)l, "{s:s, s:F, s:F, s:F, s:F, s:I}",
+                             "label", &lab, "latency_s", &lat, "bandwidth_Bps",
+                             &bw, "rms_relative_residual", &rms,
+                             "max_relative_residual", &mx, "sizes", &n) != 0 ||
+                 !(lat >= 0) || !(bw > 0) || !isfinite(bw))
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network '%s': no fitted %s (latency_s, "
+                         "bandwidth_Bps)",
+                         file, member);
+    }
+    if (!rc) {
+        *out = (net_link){.latency = lat,
+                          .bandwidth = bw,
+                          .rms_rel = rms,
+                          .max_rel = mx,
+                          .n = (size_t)n};
+        snprintf(label, labellen, "%s", lab);
+    }
+    json_decref(doc);
+    return rc;
+}
