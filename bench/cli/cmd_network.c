@@ -257,8 +257,15 @@ static int network_main(const rb_machine *m, const void *opts,
                        strerror(err)),
                2;
     }
-    (void)m;
     /* everything checked before mpirun starts */
+    if (!o->hostfile && !o->oversubscribe && o->ranks > (uint64_t)m->ncores)
+        return rb_fail(e, RB_EINPUT,
+                       "--ranks %llu: this host has %d usable core%s (PUs "
+                       "%s); fewer ranks, --hostfile for more hosts, or "
+                       "--oversubscribe to share cores",
+                       (unsigned long long)o->ranks, m->ncores,
+                       rb_plural(m->ncores), m->pus),
+               2;
     net_plan plan;
     if (netflags_plan(o, seen, (int)o->ranks, &plan, e))
         return 2;

@@ -1,0 +1,296 @@
+/* roofbench network: the link fit and the crossover on synthetic data with
+ * known answers, bad input refused before mpirun starts (exit 2, one line,
+ * nothing written), then two ranks for real, started by roofbench and by
+ * mpirun directly, their documents read back, and model --network
+ * predicting from the fitted link. The part that needs MPI is skipped (77)
+ * only when mpirun is not installed. */
+#include <math.h>
+
+#include "cli.h"
+#include "network.h"
+
+static int near(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fabs(b);
+}
+
+static void test_fit(void)
+{
+    /* an exact line: latency 2 us, 10 GB/s */
+    uint64_t bytes[12];
+    double t[12], res[12];
+    for (int i = 0; i < 12; i++) {
+        bytes[i] = 1ull << (2 * i);
+        t[i] = 2e-6 + (double)bytes[i] / 1e10;
+    }
+    net_link l;
+    char why[160];
+    CHECK(net_fit_link(bytes, t, 12, &l, res, why, sizeof(why)) == 0);
+    CHECK(near(l.latency, 2e-6, 1e-9));
+    CHECK(near(l.bandwidth, 1e10, 1e-9));
+    CHECK(l.max_rel < 1e-9);
+    /* a 10% step at one size shows in the residuals, where it is */
+    t[5] *= 1.10;
+    CHECK(net_fit_link(bytes, t, 12, &l, res, why, sizeof(why)) == 0);
+    CHECK_U64(l.max_rel_bytes, bytes[5]);
+    CHECK(l.max_rel > 0.05 && l.max_rel < 0.11);
+    CHECK(res[5] < 0);
+    /* no bandwidth to fit, too few points, a bad time */
+    for (int i = 0; i < 12; i++)
+        t[i] = 1e-6;
+    CHECK(net_fit_link(bytes, t, 12, &l, res, why, sizeof(why)) != 0);
+    CHECK(net_fit_link(bytes, t, 1, &l, res, why, sizeof(why)) != 0);
+    CHECK_STR_HAS(why, "needs 2");
+    t[3] = 0;
+    CHECK(net_fit_link(bytes, t, 12, &l, res, why, sizeof(why)) != 0);
+    CHECK_STR_HAS(why, "not positive");
+}
+
+static void test_crossover(void)
+{
+    /* the seeds' two TPU v5e chips: D* = s C / W = 2 x 1.97e14 / 4.5e10 */
+    CHECK(near(net_predicted_crossover(2, 2, 1.97e14, 4.5e10), 8755.6, 1e-4));
+    /* N ranks: (N - 1) */
+    CHECK(near(net_predicted_crossover(4, 4, 1e11, 1e10), 120.0, 1e-12));
+    /* comm constant at 10, compute = D / 10: the ratio 100 / D crosses 1 at
+     * D = 100, between grid points 64 and 128 */
+    double x[8], ratio[8];
+    for (int i = 0; i < 8; i++) {
+        x[i] = 16.0 * pow(2.0, i);
+        ratio[i] = 100.0 / x[i];
+    }
+    int st;
+    CHECK(near(net_crossover(x, ratio, 8, 1.0, &st), 100.0, 1e-9));
+    CHECK_INT(st, NET_CROSS_FOUND);
+    /* a dip below 1 that comes back does not count: from 256 on it stays */
+    ratio[1] = 0.5;
+    ratio[4] = 1.2;
+    CHECK(net_crossover(x, ratio, 8, 1.0, &st) > x[4]);
+    CHECK(net_crossover(x, ratio, 8, 1.0, &st) < x[5]);
+    CHECK_INT(st, NET_CROSS_FOUND);
+    /* below everywhere, above at the end */
+    for (int i = 0; i < 8; i++)
+        ratio[i] = 0.5;
+    CHECK(net_crossover(x, ratio, 8, 1.0, &st) == x[0]);
+    CHECK_INT(st, NET_CROSS_BEFORE);
+    ratio[7] = 2;
+    CHECK(isnan(net_crossover(x, ratio, 8, 1.0, &st)));
+    CHECK_INT(st, NET_CROSS_NEVER);
+    /* the overlap limit 1.1 */
+    for (int i = 0; i < 8; i++)
+        ratio[i] = 1.0 + 1.6 / x[i] * 16.0; /* 2.6 ... 1.0125 */
+    const double o = net_crossover(x, ratio, 8, 1.10, &st);
+    CHECK_INT(st, NET_CROSS_FOUND);
+    CHECK(o > 128 && o < 512);
+}
+
+typedef struct {
+    const char *args[16];
+    const char *message;
+} bad_case;
+
+static const bad_case bad[] = {
+    {{"network", "--parts", "latency,bogus"}, "--parts 'bogus': unknown"},
+    {{"network", "--parts", "latency,latency"}, "'latency' given twice"},
+    {{"network", "--sizes", "64K:1"}, "--sizes '64K:1': an empty range"},
+    {{"network", "--sizes", "1:2G:x2"}, "the largest is above 1G"},
+    {{"network", "--d", "16:64:x1"}, "does not advance"},
+    {{"network", "--batch", "1,2,3,4,5"}, "--batch '1,2,3,4,5': 5 values"},
+    {{"network", "--f", "100", "--chunks", "3"},
+     "--chunks 3: F (--f 100) must be a multiple"},
+    {{"network", "--kernel", "dot"}, "--kernel 'dot'"},
+    {{"network", "--kernel", "matmul_row,matmul_blocked"},
+     "name one matmul kernel"},
+    {{"network", "--dtype", "f16"}, "--dtype 'f16'"},
+    {{"network", "--ranks", "1"}, "--ranks '1': too small"},
+    {{"network", "--ranks", "64"}, "--ranks 64: this host has"},
+    {{"network", "--hostfile", "/nonexistent/hosts"},
+     "--hostfile '/nonexistent/hosts'"},
+    {{"network", "--d", "1M:1M", "--f", "1M"}, "GB available"},
+    {{"network", "--batch", "65536", "--f", "65536"}, "2^31 - 1 elements"},
+    {{"network", "--samples", "2"}, "--samples '2': too small"},
+    {{"network", "--ceilings", "/nonexistent/ceilings.json"},
+     "--ceilings '/nonexistent/ceilings.json'"},
+};
+
+static void test_bad_input(void)
+{
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        result r;
+        run(workdir, bad[i].args, &r);
+        CHECK_INT(r.status, 2);
+        CHECK_STR_HAS(r.err, bad[i].message);
+        CHECK_INT(count_lines(r.err), 1);
+        if (r.status != 2 || !strstr(r.err, bad[i].message))
+            fprintf(stderr, "  case %zu (%s %s): %s\n", i, bad[i].args[1],
+                    bad[i].args[2] ? bad[i].args[2] : "", r.err);
+    }
+    CHECK_INT(count_entries(workdir), 0);
+}
+
+/* mpirun on PATH, or 0. */
+static int find_mpirun(char *path, size_t len)
+{
+    const char *env = getenv("PATH");
+    char buf[4096];
+    snprintf(buf, sizeof(buf), "%s", env ? env : "/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d;
+         d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/mpirun", d);
+        if (access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void check_document(const char *dir, int parts_all)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/network.json", dir);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    CHECK_STR_HAS(jstr(doc, "schema", NULL), "roofbench.network");
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
+    const json_t *mpi = json_object_get(doc, "mpi");
+    CHECK_INT(json_integer_value(json_object_get(mpi, "ranks")), 2);
+    CHECK_STR_HAS(json_string_value(json_object_get(mpi, "label")),
+                  "intra-node shared memory");
+    /* two ranks, two different PUs */
+    const json_t *bind = json_object_get(mpi, "binding");
+    CHECK_INT(json_array_size(bind), 2);
+    const char *b0 = json_string_value(json_array_get(bind, 0)),
+               *b1 = json_string_value(json_array_get(bind, 1));
+    CHECK(b0 && b1 && strcmp(b0, b1) != 0);
+    const json_t *p2p = json_object_get(doc, "link_p2p");
+    CHECK(json_real_value(json_object_get(p2p, "bandwidth_Bps")) > 1e6);
+    CHECK(json_array_size(json_object_get(doc, "latency")) >= 2);
+    if (!parts_all) {
+        json_decref(doc);
+        return;
+    }
+    const json_t *link = json_object_get(doc, "link");
+    CHECK(json_real_value(json_object_get(link, "bandwidth_Bps")) > 1e6);
+    CHECK(json_real_value(json_object_get(link, "latency_s")) >= 0);
+    CHECK(json_array_size(json_object_get(doc, "bandwidth")) >= 2);
+    CHECK(json_array_size(json_object_get(doc, "allreduce")) >= 4);
+    const json_t *shard = json_object_get(doc, "shard");
+    const json_t *pts = json_object_get(shard, "points");
+    /* 2 dtypes x 2 batch sizes x 3 values of D */
+    CHECK_INT(json_array_size(pts), 12);
+    size_t i;
+    json_t *pt;
+    json_array_foreach(pts, i, pt)
+    {
+        CHECK(json_is_true(json_object_get(pt, "verified")));
+        CHECK(json_real_value(json_object_get(pt, "max_error")) <=
+              json_real_value(json_object_get(pt, "tolerance")));
+        /* D a multiple of the ranks, every timing sampled */
+        CHECK_INT(json_integer_value(json_object_get(pt, "d")) % 2, 0);
+        CHECK_INT(json_array_size(json_object_get(
+                      json_object_get(pt, "compute"), "samples_s")),
+                  3);
+    }
+    const json_t *cross = json_object_get(shard, "crossover");
+    CHECK_INT(json_array_size(cross), 4);
+    json_array_foreach(cross, i, pt)
+    {
+        CHECK(json_real_value(json_object_get(pt, "predicted_d")) > 0);
+        CHECK(json_real_value(json_object_get(pt, "c_flops_per_rank")) > 1e6);
+    }
+    json_decref(doc);
+    static const char *const files[] = {
+        "network-p2p.csv", "network-allreduce.csv", "network-shard.csv",
+        "network-crossover.csv", "network-roofs.csv", "ceilings.json"};
+    for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[k]);
+        CHECK(exists(path));
+    }
+}
+
+static void test_two_ranks(const char *mpirun)
+{
+    char out[600];
+    snprintf(out, sizeof(out), "%s/net", workdir);
+    const char *args[] = {"network", "--quick", "--sizes", "1:64K:x16",
+                          "--d", "16:256:x4", "--batch", "4,32", "--f",
+                          "64", "--chunks", "4", "--samples", "3",
+                          "--min-time", "0.0005", "--out", out, NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    if (r.status)
+        fprintf(stderr, "network: %s\n%s\n", r.err, r.out);
+    /* the command line it ran is printed, mpirun first */
+    CHECK_STR_HAS(r.err, "mpirun -n 2");
+    CHECK_STR_HAS(r.err, "roofbench-mpi network");
+    CHECK_STR_HAS(r.out, "intra-node shared memory");
+    CHECK_STR_HAS(r.out, "crossover D");
+    check_document(out, 1);
+    /* model reads the fitted link as the host's */
+    const char *margs[] = {"model",     "bp,pm->bm", "b=32",      "p=4096",
+                           "m=1024",    "--profile", "host",      "--network",
+                           out,         "--shard",   "p:2",       "--link",
+                           "mpi",       "--dtype",   "fp32",      NULL};
+    run(workdir, margs, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "host/fp32 over mpi");
+    CHECK_STR_HAS(r.out, "compute-bound against the link when p >=");
+    /* the same folder again: refused, nothing replaced */
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_INT(count_lines(r.err), 1);
+
+    /* mpirun started by the user: roofbench becomes roofbench-mpi */
+    char out2[600], ceil[700];
+    snprintf(out2, sizeof(out2), "%s/net2", workdir);
+    snprintf(ceil, sizeof(ceil), "%s/ceilings.json", out);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(workdir) != 0)
+            _exit(126);
+        char path[512];
+        out_path(path, sizeof(path), "stdout");
+        const int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        out_path(path, sizeof(path), "stderr");
+        const int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+        execl(mpirun, mpirun, "-n", "2", "--bind-to", "none", roofbench,
+              "network", "--parts", "latency", "--sizes", "1:4K:x8",
+              "--samples", "3", "--min-time", "0.0005", "--ceilings", ceil,
+              "--out", out2, (char *)NULL);
+        _exit(127);
+    }
+    finish(pid, &r);
+    CHECK_INT(r.status, 0);
+    if (r.status)
+        fprintf(stderr, "mpirun network: %s\n%s\n", r.err, r.out);
+    check_document(out2, 0);
+}
+
+int main(int argc, char **argv)
+{
+    test_fit();
+    test_crossover();
+    const int rc = cli_setup(argc, argv, "test_network");
+    if (rc)
+        return rc;
+    test_bad_input();
+    char mpirun[512];
+    if (!find_mpirun(mpirun, sizeof(mpirun))) {
+        printf("test_network: mpirun not found: the two-rank runs are "
+               "skipped (apt-get install openmpi-bin libopenmpi-dev)\n");
+        const int st = check_status("test_network");
+        remove_tree(workdir);
+        return st ? st : 77;
+    }
+    test_two_ranks(mpirun);
+    const int st = check_status("test_network");
+    if (!st)
+        remove_tree(workdir);
+    return st;
+}
