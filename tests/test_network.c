@@ -5,6 +5,7 @@
  * predicting from the fitted link. The part that needs MPI is skipped (77)
  * only when mpirun is not installed. */
 #include <math.h>
+#include <signal.h>
 
 #include "cli.h"
 #include "network.h"
@@ -270,6 +271,25 @@ static void test_two_ranks(const char *mpirun)
     if (r.status)
         fprintf(stderr, "mpirun network: %s\n%s\n", r.err, r.out);
     check_document(out2, 0);
+
+    /* Ctrl-C: the ranks stop together at the next point, rank 0 writes
+     * what is finished, marked interrupted, and the exit status is 130 */
+    char out3[600];
+    snprintf(out3, sizeof(out3), "%s/net3", workdir);
+    const char *iargs[] = {"network", "--ceilings", ceil, "--out", out3, NULL};
+    const pid_t ipid = start(workdir, iargs);
+    CHECK(wait_for("stderr", "running:", 30));
+    sleep_s(2.0);
+    kill(ipid, SIGINT);
+    finish(ipid, &r);
+    CHECK_INT(r.status, 130);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/network.json", out3);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    CHECK(json_array_size(json_object_get(doc, "latency")) >= 1);
+    json_decref(doc);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
  * needs, prints that command line, and returns its exit status. No shell
  * is involved: mpirun's arguments are passed as a vector. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -125,11 +126,19 @@ static void quoted(strbuf *b, const char *w)
     sb_printf(b, "'");
 }
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid, signals_seen;
 
+/* mpirun kills the job on SIGINT or SIGTERM and forwards SIGUSR1 and
+ * SIGUSR2 to every rank: the first signal goes on as one of those (the
+ * ranks stop together at the next point and rank 0 writes what is
+ * finished); a second one as itself, which ends the job at once. */
 static void forward(int sig)
 {
-    if (child_pid > 0)
+    if (child_pid <= 0)
+        return;
+    if (signals_seen++ == 0)
+        kill((pid_t)child_pid, sig == SIGINT ? SIGUSR1 : SIGUSR2);
+    else
         kill((pid_t)child_pid, sig);
 }
 
@@ -207,18 +216,30 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     setenv("ROOFBENCH_MPIRUN_LINE", text ? text : "", 1);
     free(text);
     fflush(NULL);
+    /* mpirun in its own process group, so that a Ctrl-C on the terminal
+     * reaches this process alone (and goes on as above), and reading
+     * nothing: a background group must not read the terminal */
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    struct sigaction sa = {.sa_handler = forward};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     pid_t pid;
-    const int err = posix_spawn(&pid, mpirun, NULL, NULL, (char **)argv,
+    const int err = posix_spawn(&pid, mpirun, &fa, &attr, (char **)argv,
                                 environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     if (err)
         return rb_fail(e, RB_EINPUT, "cannot start %s: %s", mpirun,
                        strerror(err)),
                2;
     child_pid = pid;
-    struct sigaction sa = {.sa_handler = forward};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)

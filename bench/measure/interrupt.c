@@ -21,6 +21,13 @@ static pthread_cond_t state_cond = PTHREAD_COND_INITIALIZER;
 /* recursive, so that a rescue may call code that takes it too */
 static pthread_mutex_t data_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
+static double grace_s = INTERRUPT_GRACE_S;
+
+void interrupt_set_grace(double seconds)
+{
+    grace_s = seconds;
+}
+
 static void on_signal(int sig)
 {
     const int saved = errno;
@@ -57,7 +64,7 @@ static int next_signal(void)
 static void first_signal(int sig)
 {
     struct timespec until;
-    deadline_in(&until, INTERRUPT_GRACE_S);
+    deadline_in(&until, grace_s);
     pthread_mutex_lock(&state_lock);
     while (state == MEASURING &&
            pthread_cond_timedwait(&state_cond, &state_lock, &until) == 0)

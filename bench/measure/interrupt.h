@@ -30,6 +30,11 @@ typedef int (*interrupt_rescue)(void *ctx, int sig);
  * second itself and the whole stop is to take under half a second. */
 #define INTERRUPT_GRACE_S 0.1
 
+/* A longer grace period, for a process whose steps must end together
+ * with other processes' (the ranks of roofbench network stop at the next
+ * point they all reach; a rescue would leave the others waiting). */
+void interrupt_set_grace(double seconds);
+
 /* Installs the handlers and starts the watcher (once per process; a later
  * call replaces the rescue). rescue may be NULL: the process then just
  * exits with the signal's status after the grace period. */

@@ -66,6 +66,35 @@ static int stop(void)
     return interrupt_requested();
 }
 
+/* Stopping together. mpirun kills the whole job on SIGINT and SIGTERM
+ * (SIGTERM to every rank, then SIGKILL), which would lose the finished
+ * points; it forwards SIGUSR1 and SIGUSR2 to every rank instead, and
+ * `roofbench network` turns the user's SIGINT and SIGTERM into those.
+ * Rank 0 takes them as SIGINT and SIGTERM (its session stops at the next
+ * point and writes what is finished); the other ranks take no signal as an
+ * order to die: they stop when rank 0 says so, between points. */
+static void rank0_signal(int sig)
+{
+    raise(sig == SIGUSR1 ? SIGINT : SIGTERM);
+}
+
+static void other_signal(int sig)
+{
+    (void)sig;
+}
+
+static void install_signals(int me)
+{
+    struct sigaction sa = {.sa_handler = me == 0 ? rank0_signal : other_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    if (me != 0) {
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+}
+
 static void say(int me, const char *msg)
 {
     if (me != 0 || !msg[0])
@@ -85,6 +114,9 @@ static int run(const rb_machine *m, const network_opts *o,
     session s;
     int rc = RB_OK, opened = 0, interrupted = 0;
     if (me == 0) {
+        /* the watcher's rescue would leave the other ranks waiting: the
+         * main thread stops at the next point, which comes within seconds */
+        interrupt_set_grace(20.0);
         rc = session_roof_load(m, o->ceilings, &st->roof, e);
         if (!rc)
             rc = session_open(&s, m, "network", o->out,
@@ -128,6 +160,7 @@ int main(int argc, char **argv)
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
+    install_signals(me);
     rb_err e = {""};
     int status = 2;
     static network_opts opts;

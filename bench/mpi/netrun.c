@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "interrupt.h"
 #include "pin.h"
 #include "progress.h"
 #include "ref.h"
@@ -365,10 +366,12 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
             }
             rc = netrun_agree(rc, e);
             if (!rc && me == 0) {
+                interrupt_lock();
                 if (part == 0)
                     r->latency[r->nlatency++] = pt;
                 else
                     r->bandwidth[r->nbandwidth++] = pt;
+                interrupt_unlock();
             }
         }
     }
@@ -464,8 +467,11 @@ static int allreduce(const net_plan *p, net_result *r, int (*stop)(void),
                                  j, load(recv, j, dt), want);
             }
             rc = netrun_agree(rc, e);
-            if (!rc && me == 0)
+            if (!rc && me == 0) {
+                interrupt_lock();
                 r->allreduce[dt][r->nallreduce[dt]++] = pt;
+                interrupt_unlock();
+            }
         }
     }
     free(send);
@@ -775,8 +781,11 @@ static int shard(const net_plan *p, net_result *r, int (*stop)(void),
                                   total);
                 net_shard_point pt = {.dt = c.dt, .b = c.b, .d = p->d[i]};
                 rc = shard_point(p, &c, p->d[i], &pt, e);
-                if (!rc && me == 0 && r->nshard < r->shard_cap)
+                if (!rc && me == 0 && r->nshard < r->shard_cap) {
+                    interrupt_lock();
                     r->shard[r->nshard++] = pt;
+                    interrupt_unlock();
+                }
             }
         free(c.a);
         free(c.w);
