@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "network.h"
+#include "ref.h"
 
 static int near(double a, double b, double rel)
 {
@@ -83,6 +84,50 @@ static void test_crossover(void)
     const double o = net_crossover(x, ratio, 8, 1.10, &st);
     CHECK_INT(st, NET_CROSS_FOUND);
     CHECK(o > 128 && o < 512);
+}
+
+/* The sharded product's check: a right chunk-major output passes within
+ * the rounding bound, one element off by 1% (f32) or 1e-6 (f64) fails,
+ * each caught in its row. */
+static void test_freivalds(void)
+{
+    for (int dt = 0; dt < RB_NDTYPES; dt++) {
+        const net_shard_shape sh = {(rb_dtype)dt, 5, 37, 12, 4};
+        float af[5 * 37], wf[37 * 12], of[5 * 12];
+        double ad[5 * 37], wd[37 * 12], od[5 * 12];
+        double x[12], u[74], y[5], ya[5], z[5];
+        for (size_t i = 0; i < 5 * 37; i++)
+            ad[i] = af[i] = (float)(((i * 7919) % 201) / 100.0 - 1.0);
+        for (size_t k = 0; k < 37; k++)
+            for (size_t j = 0; j < 12; j++)
+                wd[net_w_index(&sh, k, j)] = wf[net_w_index(&sh, k, j)] =
+                    (float)((((k * 12 + j) * 104729) % 199) / 99.0 - 1.0);
+        for (size_t i = 0; i < 5; i++)
+            for (size_t j = 0; j < 12; j++) {
+                double v = 0;
+                for (size_t k = 0; k < 37; k++)
+                    v += ad[i * 37 + k] * wd[net_w_index(&sh, k, j)];
+                od[net_out_index(&sh, i, j)] = v;
+                of[net_out_index(&sh, i, j)] = (float)v;
+            }
+        for (size_t j = 0; j < 12; j++)
+            x[j] = (double)(j % 5) - 2.0 + 0.25;
+        const void *a = dt == RB_F32 ? (void *)af : (void *)ad,
+                   *w = dt == RB_F32 ? (void *)wf : (void *)wd;
+        void *o = dt == RB_F32 ? (void *)of : (void *)od;
+        net_freivalds_rhs(&sh, a, w, x, u, u + 37, y, ya);
+        size_t row;
+        const double tol = ref_tolerance((rb_dtype)dt, 37 + 12);
+        CHECK(net_freivalds_error(&sh, o, x, y, ya, z, &row) <= tol);
+        /* one element of row 3, chunk 2, wrong */
+        const size_t at = net_out_index(&sh, 3, 9);
+        if (dt == RB_F32)
+            of[at] *= 1.01f;
+        else
+            od[at] *= 1.000001;
+        CHECK(net_freivalds_error(&sh, o, x, y, ya, z, &row) > tol);
+        CHECK_U64(row, 3);
+    }
 }
 
 typedef struct {
@@ -296,6 +341,7 @@ int main(int argc, char **argv)
 {
     test_fit();
     test_crossover();
+    test_freivalds();
     const int rc = cli_setup(argc, argv, "test_network");
     if (rc)
         return rc;

@@ -106,6 +106,68 @@ double net_crossover(const double *x, const double *ratio, size_t n,
     return exp(log(x[i - 1]) + f * (log(x[i]) - log(x[i - 1])));
 }
 
+size_t net_w_index(const net_shard_shape *s, size_t k, size_t j)
+{
+    return (j / s->fc) * s->dl * s->fc + k * s->fc + j % s->fc;
+}
+
+size_t net_out_index(const net_shard_shape *s, size_t i, size_t j)
+{
+    return (j / s->fc) * s->b * s->fc + i * s->fc + j % s->fc;
+}
+
+static double value(const void *buf, size_t i, rb_dtype dt)
+{
+    return dt == RB_F32 ? (double)((const float *)buf)[i]
+                        : ((const double *)buf)[i];
+}
+
+void net_freivalds_rhs(const net_shard_shape *s, const void *a, const void *w,
+                       const double *x, double *u, double *ua, double *y,
+                       double *ya)
+{
+    for (size_t k = 0; k < s->dl; k++) {
+        double v = 0, va = 0;
+        for (size_t j = 0; j < s->f; j++) {
+            const double wk = value(w, net_w_index(s, k, j), s->dt);
+            v += wk * x[j];
+            va += fabs(wk) * fabs(x[j]);
+        }
+        u[k] = v;
+        ua[k] = va;
+    }
+    for (size_t i = 0; i < s->b; i++) {
+        double v = 0, va = 0;
+        for (size_t k = 0; k < s->dl; k++) {
+            const double ak = value(a, i * s->dl + k, s->dt);
+            v += ak * u[k];
+            va += fabs(ak) * ua[k];
+        }
+        y[i] = v;
+        ya[i] = va;
+    }
+}
+
+double net_freivalds_error(const net_shard_shape *s, const void *out,
+                           const double *x, const double *y, const double *ya,
+                           double *z, size_t *worst)
+{
+    double most = 0;
+    *worst = 0;
+    for (size_t i = 0; i < s->b; i++) {
+        double v = 0;
+        for (size_t j = 0; j < s->f; j++)
+            v += value(out, net_out_index(s, i, j), s->dt) * x[j];
+        z[i] = v;
+        const double err = ya[i] > 0 ? fabs(v - y[i]) / ya[i] : fabs(v - y[i]);
+        if (!(err <= most)) { /* a NaN is the worst */
+            most = isnan(err) ? INFINITY : err;
+            *worst = i;
+        }
+    }
+    return most;
+}
+
 int net_result_init(net_result *r, const net_plan *p, rb_err *e)
 {
     memset(r, 0, sizeof(*r));

@@ -141,6 +141,35 @@ enum {
 double net_crossover(const double *x, const double *ratio, size_t n,
                      double limit, int *status);
 
+/* ---- the sharded product's layout and its check ------------------------- */
+
+/* One rank's operands: A [b, dl] row-major; W [dl, f] and the output
+ * [b, f] each in chunks of fc columns (chunk j contiguous: W's is
+ * [dl, fc], the output's [b, fc]), so that every chunk is a plain
+ * row-major product and the all-reduce of one chunk is contiguous. */
+typedef struct {
+    rb_dtype dt;
+    size_t b, dl, f, fc;
+} net_shard_shape;
+
+size_t net_w_index(const net_shard_shape *s, size_t k, size_t j);
+size_t net_out_index(const net_shard_shape *s, size_t i, size_t j);
+
+/* Freivalds' check of out = A W (or of a sum of such products): with a
+ * vector x, y = A (W x) and ya = |A| (|W| |x|), in double (u, ua: dl
+ * doubles of scratch). Summed over the ranks they check the all-reduced
+ * output. */
+void net_freivalds_rhs(const net_shard_shape *s, const void *a, const void *w,
+                       const double *x, double *u, double *ua, double *y,
+                       double *ya);
+
+/* max over rows of |out x - y| / ya (the row in *worst): within the
+ * product's rounding bound, ref_tolerance(dt, terms), when out is right;
+ * z gets out x. */
+double net_freivalds_error(const net_shard_shape *s, const void *out,
+                           const double *x, const double *y, const double *ya,
+                           double *z, size_t *worst);
+
 /* ---- the result's storage ------------------------------------------------ */
 
 int net_result_init(net_result *r, const net_plan *p, rb_err *e);

@@ -492,35 +492,45 @@ typedef struct {
     size_t el;
     size_t b, dl, f, fc;
     int chunks;
-    void *a, *w;            /* this rank's [B,D/N] and [D/N,F]          */
-    void *part, *sum;       /* [B,F] row-major                           */
-    void *cpart, *csum;     /* chunk-major: chunk j is [B,F/chunks]      */
+    void *a, *w;            /* this rank's [B,D/N] and [D/N,F]: W in
+                               chunks of F/chunks columns, each a
+                               contiguous [D/N,F/chunks]                */
+    void *part, *sum;       /* [B,F] in the same chunks: chunk j is a
+                               contiguous [B,F/chunks]                   */
     MPI_Request *req;
     rb_team team;
 } shard_ctx;
 
-static void product(shard_ctx *c, size_t col, size_t cols, void *out,
-                    size_t ldc)
+/* Chunk j of the partial product: [B,D/N] x [D/N,F/chunks]. Every step
+ * computes the product chunk by chunk (one call when --chunks 1), so that
+ * compute alone, in sequence and overlapped make the same calls. */
+static void product(shard_ctx *c, int j)
 {
-    const rb_operands x = {.n = c->b,
-                           .p = c->dl,
-                           .m = cols,
-                           .a = c->a,
-                           .lda = c->dl,
-                           .b = (const char *)c->w + col * c->el,
-                           .ldb = c->f,
-                           .c = out,
-                           .ldc = ldc,
-                           .team = c->k->threading == RB_SPLIT_TEAM ? &c->team
-                                                                    : NULL};
+    const rb_operands x = {
+        .n = c->b,
+        .p = c->dl,
+        .m = c->fc,
+        .a = c->a,
+        .lda = c->dl,
+        .b = (const char *)c->w + (size_t)j * c->dl * c->fc * c->el,
+        .ldb = c->fc,
+        .c = (char *)c->part + (size_t)j * c->b * c->fc * c->el,
+        .ldc = c->fc,
+        .team = c->k->threading == RB_SPLIT_TEAM ? &c->team : NULL};
     c->k->fn[c->dt](&x);
+}
+
+static void compute_all(shard_ctx *c)
+{
+    for (int j = 0; j < c->chunks; j++)
+        product(c, j);
 }
 
 static int op_compute(void *v, uint64_t iters)
 {
     shard_ctx *c = v;
     for (uint64_t i = 0; i < iters; i++)
-        product(c, 0, c->f, c->part, c->f);
+        compute_all(c);
     return RB_OK;
 }
 
@@ -542,7 +552,7 @@ static int op_seq(void *v, uint64_t iters)
 {
     shard_ctx *c = v;
     for (uint64_t i = 0; i < iters; i++) {
-        product(c, 0, c->f, c->part, c->f);
+        compute_all(c);
         reduce_all(c);
     }
     return RB_OK;
@@ -557,10 +567,10 @@ static int op_overlap(void *v, uint64_t iters)
     const size_t len = c->b * c->fc;
     for (uint64_t i = 0; i < iters; i++) {
         for (int j = 0; j < c->chunks; j++) {
-            char *out = (char *)c->cpart + (size_t)j * len * c->el;
-            product(c, (size_t)j * c->fc, c->fc, out, c->fc);
-            MPI_Iallreduce(out, (char *)c->csum + (size_t)j * len * c->el,
-                           (int)len, mpi_type(c->dt), MPI_SUM, MPI_COMM_WORLD,
+            product(c, j);
+            MPI_Iallreduce((char *)c->part + (size_t)j * len * c->el,
+                           (char *)c->sum + (size_t)j * len * c->el, (int)len,
+                           mpi_type(c->dt), MPI_SUM, MPI_COMM_WORLD,
                            &c->req[j]);
             int done;
             MPI_Testall(j + 1, c->req, &done, MPI_STATUSES_IGNORE);
@@ -570,67 +580,25 @@ static int op_overlap(void *v, uint64_t iters)
     return RB_OK;
 }
 
-/* Freivalds: out x against A (W x) in double, with the bound sum_j |x_j|
- * sum_k |a_ik||w_kj| that the product's own rounding error respects. y, ya
- * get A (W x) and |A| (|W| |x|) of this rank; z gets out x. */
-static void freivalds(const shard_ctx *c, const double *x, double *u,
-                      double *ua, double *y, double *ya)
+static net_shard_shape shape_of(const shard_ctx *c)
 {
-    for (size_t k = 0; k < c->dl; k++) {
-        double s = 0, sa = 0;
-        for (size_t j = 0; j < c->f; j++) {
-            const double w = load(c->w, k * c->f + j, c->dt);
-            s += w * x[j];
-            sa += fabs(w) * fabs(x[j]);
-        }
-        u[k] = s;
-        ua[k] = sa;
-    }
-    for (size_t i = 0; i < c->b; i++) {
-        double s = 0, sa = 0;
-        for (size_t k = 0; k < c->dl; k++) {
-            const double a = load(c->a, i * c->dl + k, c->dt);
-            s += a * u[k];
-            sa += fabs(a) * ua[k];
-        }
-        y[i] = s;
-        ya[i] = sa;
-    }
+    return (net_shard_shape){c->dt, c->b, c->dl, c->f, c->fc};
 }
 
-/* out x for a row-major [B,F] (chunked 0) or chunk-major output. */
-static void apply(const shard_ctx *c, const void *out, int chunked,
-                  const double *x, double *z)
+static int verify(const shard_ctx *c, const void *out, const double *x,
+                  const double *y, const double *ya, double *z, double tol,
+                  const char *what, double *max_err, rb_err *e)
 {
-    for (size_t i = 0; i < c->b; i++) {
-        double s = 0;
-        for (size_t j = 0; j < c->f; j++) {
-            const size_t at =
-                chunked ? (j / c->fc) * c->b * c->fc + i * c->fc + j % c->fc
-                        : i * c->f + j;
-            s += load(out, at, c->dt) * x[j];
-        }
-        z[i] = s;
-    }
-}
-
-static int verify(const shard_ctx *c, const void *out, int chunked,
-                  const double *x, const double *y, const double *ya,
-                  double *z, double tol, const char *what, double *max_err,
-                  rb_err *e)
-{
-    apply(c, out, chunked, x, z);
-    for (size_t i = 0; i < c->b; i++) {
-        const double err =
-            ya[i] > 0 ? fabs(z[i] - y[i]) / ya[i] : fabs(z[i] - y[i]);
-        if (!(err <= tol))
-            return rb_fail(e, RB_EMEASURE,
-                           "%s: row %zu of the [%zu,%zu] output is off by %.3g "
-                           "of its bound (tolerance %.3g)",
-                           what, i, c->b, c->f, err, tol);
-        if (err > *max_err)
-            *max_err = err;
-    }
+    const net_shard_shape sh = shape_of(c);
+    size_t row;
+    const double err = net_freivalds_error(&sh, out, x, y, ya, z, &row);
+    if (!(err <= tol))
+        return rb_fail(e, RB_EMEASURE,
+                       "%s: row %zu of the [%zu,%zu] output is off by %.3g of "
+                       "its bound (tolerance %.3g)",
+                       what, row, c->b, c->f, err, tol);
+    if (err > *max_err)
+        *max_err = err;
     return RB_OK;
 }
 
@@ -646,24 +614,22 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
                   harness_value(p->seed, 0,
                                 (uint64_t)i * d + (uint64_t)me * c->dl + k,
                                 c->dt));
+    const net_shard_shape sh = shape_of(c);
     for (size_t k = 0; k < c->dl; k++)
         for (size_t j = 0; j < c->f; j++)
-            store(c->w, k * c->f + j, c->dt,
+            store(c->w, net_w_index(&sh, k, j), c->dt,
                   harness_value(p->seed, 1,
                                 ((uint64_t)me * c->dl + k) * c->f + j, c->dt));
     int rc = RB_OK;
     void *shared = NULL, *own = NULL;
     if (c->k->workspace) {
-        size_t sh = 0, ow = 0, sh2 = 0, ow2 = 0;
-        c->k->workspace((rb_shape){c->b, c->dl, c->f}, c->dt, 1, &sh, &ow);
-        c->k->workspace((rb_shape){c->b, c->dl, c->fc}, c->dt, 1, &sh2, &ow2);
-        sh = sh > sh2 ? sh : sh2;
-        ow = ow > ow2 ? ow : ow2;
-        shared = sh ? aligned_alloc(ALIGN, (sh + ALIGN - 1) / ALIGN * ALIGN)
-                    : NULL;
+        size_t shb = 0, ow = 0;
+        c->k->workspace((rb_shape){c->b, c->dl, c->fc}, c->dt, 1, &shb, &ow);
+        shared = shb ? aligned_alloc(ALIGN, (shb + ALIGN - 1) / ALIGN * ALIGN)
+                     : NULL;
         own = ow ? aligned_alloc(ALIGN, (ow + ALIGN - 1) / ALIGN * ALIGN)
                  : NULL;
-        if ((sh && !shared) || (ow && !own))
+        if ((shb && !shared) || (ow && !own))
             rc = rb_fail(e, RB_EINPUT, "out of memory for the workspace");
     }
     c->team = (rb_team){.tid = 0,
@@ -682,7 +648,7 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
                *yas = v + 3 * c->b, *z = v + 4 * c->b;
         for (size_t j = 0; j < c->f; j++)
             x[j] = harness_value(p->seed, 5, j, RB_F64);
-        freivalds(c, x, u, u + c->dl, y, ya);
+        net_freivalds_rhs(&sh, c->a, c->w, x, u, u + c->dl, y, ya);
         MPI_Allreduce(y, ys, (int)c->b, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(ya, yas, (int)c->b, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         const double tol_part = ref_tolerance(c->dt, c->dl + c->f);
@@ -692,13 +658,13 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
         /* each quantity timed, then its output checked on this rank */
         rc = timed(MPI_COMM_WORLD, p, op_compute, c, 1.0, &pt->compute);
         if (!rc)
-            rc = verify(c, c->part, 0, x, y, ya, z, tol_part,
+            rc = verify(c, c->part, x, y, ya, z, tol_part,
                         "this rank's partial product", &err, e);
         rc = netrun_agree(rc, e);
         if (!rc)
             rc = timed(MPI_COMM_WORLD, p, op_comm, c, 1.0, &pt->comm);
         if (!rc)
-            rc = verify(c, c->sum, 0, x, ys, yas, z, tol_sum,
+            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
                         "the all-reduced product", &err, e);
         rc = netrun_agree(rc, e);
         if (!rc) {
@@ -706,13 +672,15 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
             rc = timed(MPI_COMM_WORLD, p, op_seq, c, 1.0, &pt->seq);
         }
         if (!rc)
-            rc = verify(c, c->sum, 0, x, ys, yas, z, tol_sum,
+            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
                         "the product, computed then all-reduced", &err, e);
         rc = netrun_agree(rc, e);
-        if (!rc)
+        if (!rc) {
+            memset(c->sum, 0, c->b * c->f * c->el);
             rc = timed(MPI_COMM_WORLD, p, op_overlap, c, 1.0, &pt->overlap);
+        }
         if (!rc)
-            rc = verify(c, c->csum, 1, x, ys, yas, z, tol_sum,
+            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
                         "the product, all-reduced chunk by chunk", &err, e);
         rc = netrun_agree(rc, e);
         double worst = err;
@@ -755,10 +723,8 @@ static int shard(const net_plan *p, net_result *r, int (*stop)(void),
         c.w = aligned_alloc(ALIGN, (dlmax * c.f * c.el + ALIGN) / ALIGN * ALIGN);
         c.part = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
         c.sum = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
-        c.cpart = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
-        c.csum = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
         c.req = calloc((size_t)p->chunks, sizeof(*c.req));
-        rc = c.a && c.w && c.part && c.sum && c.cpart && c.csum && c.req
+        rc = c.a && c.w && c.part && c.sum && c.req
                  ? RB_OK
                  : rb_fail(e, RB_EINPUT,
                            "out of memory for the sharded matmul (D = %llu)",
@@ -791,8 +757,6 @@ static int shard(const net_plan *p, net_result *r, int (*stop)(void),
         free(c.w);
         free(c.part);
         free(c.sum);
-        free(c.cpart);
-        free(c.csum);
         free(c.req);
     }
     return rc;
