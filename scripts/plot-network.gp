@@ -81,7 +81,7 @@ do for [fmt in "png svg"] {
          with lines linewidth 2 linecolor rgb grey(i) title ("peak, " . word(dtypes, i)), \
        for [l = 1:words(levels)] "network-roofs.csv" skip 1 \
          using ((strcol(1) eq word(levels, l) && strcol(2) eq word(dtypes, 1)) ? $3 : NaN):4 \
-         with lines dashtype 3 linewidth 1.5 linecolor rgb grey(l) title (word(levels, l) . " bandwidth"), \
+         with lines dashtype 3 linewidth 2 linecolor rgb colour(l + 2) title (word(levels, l) . " bandwidth (read, 1 thread)"), \
        "network-roofs.csv" skip 1 \
          using ((strcol(1) eq "link" && strcol(2) eq word(dtypes, 1)) ? $3 : NaN):4 \
          with lines linewidth 2.5 linecolor rgb "#d62728" title "the link (all-reduce fit, link.mpi)", \
@@ -97,7 +97,7 @@ do for [fmt in "png svg"] {
     set ylabel "seconds per step (median)"
     set format x "%g"
     set format y "%.0e"
-    set key top left font ",8"
+    set key outside below center horizontal maxcols 2 width -4 font ",8"
     plot for [j = 1:words(batches)] "network-shard.csv" skip 1 \
            using ((strcol(1) eq dt && $2 == int(word(batches, j))) ? $3 : NaN):6 \
            with linespoints pointtype 7 linecolor rgb colour(j) title ("compute, B = " . word(batches, j)), \
@@ -109,10 +109,10 @@ do for [fmt in "png svg"] {
            with linespoints pointtype 9 dashtype 3 linecolor rgb colour(j) title ("overlapped, B = " . word(batches, j)), \
          for [j = 1:words(batches)] "network-shard.csv" skip 1 \
            using ((strcol(1) eq dt && $2 == int(word(batches, j))) ? $3 : NaN):10 \
-           with lines linewidth 1 linecolor rgb "#999999" title (j == 1 ? "predicted compute (2B(D/N)F / C)" : ""), \
+           with lines linewidth 1 linecolor rgb "#999999" title (j == 1 ? "predicted compute 2B(D/N)F/C" : ""), \
          for [j = 1:words(batches)] "network-shard.csv" skip 1 \
            using ((strcol(1) eq dt && $2 == int(word(batches, j))) ? $3 : NaN):11 \
-           with lines dashtype 2 linewidth 1 linecolor rgb "#999999" title (j == 1 ? "predicted all-reduce (latency + 2(N-1)/N sBF / W)" : ""), \
+           with lines dashtype 2 linewidth 1 linecolor rgb "#999999" title (j == 1 ? "predicted all-reduce lat + 2(N-1)/N sBF/W" : ""), \
          "network-crossover.csv" skip 1 \
            using ((strcol(1) eq dt && strcol(3) eq "predicted") ? $4 : NaN):5 \
            with points pointtype 6 pointsize 2.5 linewidth 2 linecolor rgb "#000000" title "D* predicted", \
