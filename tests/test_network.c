@@ -174,6 +174,42 @@ static void test_bad_input(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
+static void no_path(void *ctx)
+{
+    (void)ctx;
+    setenv("PATH", "/nonexistent", 1);
+}
+
+/* Without mpirun, and without roofbench-mpi beside roofbench: one line
+ * saying what to install, exit 2. */
+static void test_missing(int have_mpirun)
+{
+    const char *args[] = {"network", "--quick", NULL};
+    result r;
+    finish(start_with(workdir, args, -1, no_path, NULL), &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "mpirun not found on PATH: apt-get install "
+                         "openmpi-bin libopenmpi-dev");
+    CHECK_INT(count_lines(r.err), 1);
+    if (!have_mpirun)
+        return;
+    /* a copy of roofbench alone in a folder */
+    char dir[600], copy[700], cmd[1600];
+    snprintf(dir, sizeof(dir), "%s/alone", workdir);
+    snprintf(copy, sizeof(copy), "%s/roofbench", dir);
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir,
+             roofbench, copy);
+    CHECK(system(cmd) == 0);
+    const char *saved = roofbench;
+    roofbench = copy;
+    run(workdir, args, &r);
+    roofbench = saved;
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "roofbench-mpi was not built");
+    CHECK_INT(count_lines(r.err), 1);
+    remove_tree(dir);
+}
+
 /* mpirun on PATH, or 0. */
 static int find_mpirun(char *path, size_t len)
 {
@@ -347,7 +383,9 @@ int main(int argc, char **argv)
         return rc;
     test_bad_input();
     char mpirun[512];
-    if (!find_mpirun(mpirun, sizeof(mpirun))) {
+    const int have = find_mpirun(mpirun, sizeof(mpirun));
+    test_missing(have);
+    if (!have) {
         printf("test_network: mpirun not found: the two-rank runs are "
                "skipped (apt-get install openmpi-bin libopenmpi-dev)\n");
         const int st = check_status("test_network");

@@ -60,9 +60,11 @@ static const flag_spec network_flags[] = {
      .meta = "LIST",
      .type = FLAG_TEXT,
      .off = OFF(batch),
-     .def = "32,256",
+     .def = "16,128",
      .help = "batch sizes B of the sharded matmul (up to 4), as --batch of "
-             "sweep"},
+             "sweep; the default pair is a factor 8 apart, both within the "
+             "blocked kernel's skinny path (up to MC rows), where its rate, "
+             "the C of D*, hardly depends on B"},
     {.name = "f",
      .meta = "N",
      .type = FLAG_COUNT,
