@@ -72,32 +72,38 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
     for (size_t k = 0; k < a->ncurves; k++) {
         net_curve *c = &a->curves[k];
         const double el = (double)rb_dtype_size(c->dt);
-        /* C: the compute step's best rate over D (median times), what the
-         * kernel reaches on this product */
-        c->c = 0;
+        /* C: the compute step's rate per rank, the median over D of each
+         * D's rate (median times): what the kernel sustains on this
+         * product, robust to one fast or slow point */
+        double rates[NET_MAX_D];
         for (size_t i = 0; i < c->n; i++) {
             const net_shard_point *s = &r->shard[c->idx[i]];
-            const double rate =
+            rates[i] =
                 shard_flops(d->plan, n, s) / net_timing_median(&s->compute);
-            if (rate > c->c)
-                c->c = rate;
         }
+        c->c = stats_median(rates, c->n);
         c->w = a->has_link ? a->link.bandwidth : NAN;
         c->predicted = net_predicted_crossover(n, (unsigned)el, c->c, c->w);
         c->w_p2p = a->has_p2p ? a->p2p.bandwidth : NAN;
         c->predicted_p2p =
             net_predicted_crossover(n, (unsigned)el, c->c, c->w_p2p);
+        /* The all-reduce moves the same [B,F] at every D: its time is one
+         * figure, the median over D, against which each D's compute time
+         * is compared (a noisy all-reduce sample cannot move the
+         * crossover on its own). */
         double x[NET_MAX_D], comm[NET_MAX_D], ovl[NET_MAX_D], tc[NET_MAX_D];
+        for (size_t i = 0; i < c->n; i++)
+            tc[i] = net_timing_median(&r->shard[c->idx[i]].comm);
+        c->t_comm = stats_median(tc, c->n);
+        c->w_step =
+            ring_bytes(n, el * (double)c->b * (double)d->plan->f) / c->t_comm;
         for (size_t i = 0; i < c->n; i++) {
             const net_shard_point *s = &r->shard[c->idx[i]];
             x[i] = (double)s->d;
             const double comp = net_timing_median(&s->compute);
-            comm[i] = net_timing_median(&s->comm) / comp;
+            comm[i] = c->t_comm / comp;
             ovl[i] = net_timing_median(&s->overlap) / comp;
-            tc[i] = net_timing_median(&s->comm);
         }
-        c->w_step = ring_bytes(n, el * (double)c->b * (double)d->plan->f) /
-                    stats_median(tc, c->n);
         c->measured = net_crossover(x, comm, c->n, 1.0, &c->measured_status);
         c->overlap = net_crossover(x, ovl, c->n, NET_OVERLAP_LIMIT,
                                    &c->overlap_status);
@@ -229,14 +235,15 @@ static char *network_json(const network_doc *d, const network_analysis *a,
         const net_curve *c = &a->curves[k];
         jd_push(&j, cross, "shard.crossover",
                 jd_pack(&j,
-                        "{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, "
-                        "s:o, s:s}",
+                        "{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                        "s:s, s:o, s:s}",
                         "dtype", rb_dtype_name(c->dt), "b", (json_int_t)c->b,
                         "c_flops_per_rank", jd_num(c->c), "w_link_Bps",
                         jd_num(c->w), "predicted_d", jd_num(c->predicted),
                         "w_p2p_Bps", jd_num(c->w_p2p), "predicted_d_p2p",
                         jd_num(c->predicted_p2p), "w_step_Bps",
-                        jd_num(c->w_step), "measured_d",
+                        jd_num(c->w_step), "t_allreduce_s",
+                        jd_num(c->t_comm), "measured_d",
                         jd_num(c->measured), "measured_status",
                         cross_status(c->measured_status), "overlap_d",
                         jd_num(c->overlap), "overlap_status",
@@ -250,12 +257,13 @@ static char *network_json(const network_doc *d, const network_analysis *a,
                    "D over the ranks; each computes [B,D/N] x [D/N,F], the "
                    "partial [B,F] sums all-reduced",
                    "predicted",
-                   "D* = (N-1) s C / W, C the compute step's best FLOP/s per "
-                   "rank over D (median times), W the link fitted to the all-reduce "
+                   "D* = (N-1) s C / W, C the compute step's FLOP/s per rank "
+                   "(the median over D of each D's rate), W the link fitted to the all-reduce "
                    "(predicted_d_p2p: with the ping-pong's W instead)",
                    "measured",
-                   "the D from which the all-reduce's median time stays "
-                   "below the compute step's (log-log interpolation); "
+                   "the D from which the compute step's median time stays "
+                   "above the all-reduce's (its median over every D: the "
+                   "same [B,F] at each), log-log interpolation; "
                    "overlap_d: from which the overlapped step stays within "
                    "10% of compute alone",
                    "points", pts, "crossover", cross));
@@ -646,9 +654,9 @@ void report_network_text(const network_doc *d, const network_analysis *a,
         }
         fprintf(f,
                 "\ncrossover D: predicted D* = (N-1) s C / W (C: the compute "
-                "step's best FLOP/s per rank over D; W: link.mpi), measured "
-                "where the all-reduce falls below compute; D* p2p: with the "
-                "ping-pong's W\n");
+                "step's FLOP/s per rank, median over D; W: link.mpi), measured "
+                "where compute rises above the all-reduce (its median over "
+                "D); D* p2p: with the ping-pong's W\n");
         fprintf(f, "%5s %5s %10s %9s %9s %12s %9s %10s %12s\n", "dtype", "B",
                 "C GFLOP/s", "W GB/s", "D*", "measured D", "meas/D*",
                 "D* p2p", "overlap<=10%");

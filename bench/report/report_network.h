@@ -31,16 +31,17 @@ typedef struct {
     uint64_t b;
     size_t idx[NET_MAX_D]; /* into res->shard, D ascending             */
     size_t n;
-    double c;           /* FLOP/s per rank: the compute step's best
-                           rate over D (median times)                 */
+    double c;           /* FLOP/s per rank: the median over D of the
+                           compute step's rate (median times)         */
     double w;           /* the link the all-reduce sees (its fit), B/s */
     double predicted;   /* D* = (N-1) s C / W                         */
     double w_p2p;       /* the point-to-point link (ping-pong fit)    */
     double predicted_p2p; /* D* with it: the textbook assumption that
                              the all-reduce runs at link speed         */
-    double w_step;      /* the bus bandwidth the step's own all-reduce
-                           of s B F bytes reached (median over D)     */
-    double measured;    /* where the all-reduce falls below compute   */
+    double t_comm;      /* the step's all-reduce of s B F bytes: its
+                           median over D, s                           */
+    double w_step;      /* the bus bandwidth that is                  */
+    double measured;    /* from where compute stays above t_comm      */
     int measured_status;
     double overlap;     /* where overlapped comes within 10% of compute */
     int overlap_status;
