@@ -18,25 +18,50 @@
 #   link_intensity,verified,max_error
 # network-crossover.csv: dtype,b,kind,d,time_s
 # network-roofs.csv: source,dtype,intensity,gflops
+# network-parts.csv: part,rows (how many rows each file above holds, so
+# that a part that was not measured is neither read nor drawn).
 set datafile separator ","
 add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
                     (list eq "" ? w : list . " " . w)
+nlat = 0
+nbw = 0
+nar = 0
+nsh = 0
+nroof = 0
+set table $discard
+plot "network-parts.csv" skip 1 using \
+       (strcol(1) eq "latency" ? nlat = $2 : \
+        strcol(1) eq "bandwidth" ? nbw = $2 : \
+        strcol(1) eq "allreduce" ? nar = $2 : \
+        strcol(1) eq "shard" ? nsh = $2 : \
+        strcol(1) eq "roofs" ? nroof = $2 : 0, 1):(1) with points
 dtypes = ""
 batches = ""
 ardtypes = ""
 levels = ""
-set table $discard
-plot "network-shard.csv" skip 1 using \
-       (dtypes = add_word(dtypes, strcol(1)), \
-        batches = add_word(batches, sprintf("%d", $2)), 1):(1) with points
-plot "network-allreduce.csv" skip 1 using \
-       (ardtypes = add_word(ardtypes, strcol(1)), 1):(1) with points
-plot "network-roofs.csv" skip 1 using \
-       (levels = (strcol(1) eq "peak" || strcol(1) eq "link") ? levels : add_word(levels, strcol(1)), 1):(1) with points
+if (nsh > 0) {
+  plot "network-shard.csv" skip 1 using \
+         (dtypes = add_word(dtypes, strcol(1)), \
+          batches = add_word(batches, sprintf("%d", $2)), 1):(1) with points
+}
+if (nar > 0) {
+  plot "network-allreduce.csv" skip 1 using \
+         (ardtypes = add_word(ardtypes, strcol(1)), 1):(1) with points
+}
+nlink = 0
+if (nroof > 0) {
+  plot "network-roofs.csv" skip 1 using \
+         (levels = (strcol(1) eq "peak" || strcol(1) eq "link") ? levels : add_word(levels, strcol(1)), \
+          nlink = nlink + (strcol(1) eq "link"), 1):(1) with points
+}
 unset table
 nd = words(dtypes)
-panels = 3 + nd
-cols = 3
+draw_lat = nlat > 1
+draw_bw = nlat + nbw + nar > 1
+draw_roof = nroof > 0 && nsh > 0
+panels = draw_lat + draw_bw + draw_roof + nd
+if (panels == 0) { print "nothing to draw"; exit }
+cols = panels < 3 ? panels : 3
 rows = int((panels + cols - 1) / cols)
 colour(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b", (i - 1) % 6 + 1)
 grey(i) = word("#555555 #888888 #aaaaaa #333333", (i - 1) % 4 + 1)
@@ -49,6 +74,7 @@ do for [fmt in "png svg"] {
   set logscale xy
   set format x "%.0s%cB"
 
+  if (draw_lat) {
   set title "point to point: one-way time (half a ping-pong)"
   set xlabel "message size (bytes)"
   set ylabel "one-way time (microseconds)"
@@ -58,7 +84,9 @@ do for [fmt in "png svg"] {
          with linespoints pointtype 7 linecolor rgb colour(1) title "measured (median)", \
        "network-p2p.csv" skip 1 using (strcol(1) eq "latency" ? $2 : NaN):($9 * 1e6) \
          with lines dashtype 2 linewidth 2 linecolor rgb "#000000" title "fit: latency + bytes / W"
+  }
 
+  if (draw_bw) {
   set title "bandwidth against the message size"
   set ylabel "GB/s"
   set key bottom right
@@ -70,7 +98,9 @@ do for [fmt in "png svg"] {
          using (strcol(1) eq word(ardtypes, i) ? $2 : NaN):7 \
          with linespoints pointtype 4 + 2 * i linecolor rgb colour(2 + i) \
          title ("all-reduce bus bandwidth, " . word(ardtypes, i))
+  }
 
+  if (draw_roof) {
   set title "the network roof on the host roofline (per rank)"
   set xlabel "FLOP per byte (of memory traffic; for the link: sent over it)"
   set ylabel "GFLOP/s per rank"
@@ -82,13 +112,14 @@ do for [fmt in "png svg"] {
        for [l = 1:words(levels)] "network-roofs.csv" skip 1 \
          using ((strcol(1) eq word(levels, l) && strcol(2) eq word(dtypes, 1)) ? $3 : NaN):4 \
          with lines dashtype 3 linewidth 2 linecolor rgb colour(l + 2) title (word(levels, l) . " bandwidth (read, 1 thread)"), \
-       "network-roofs.csv" skip 1 \
+       for [q = 1:(nlink > 0)] "network-roofs.csv" skip 1 \
          using ((strcol(1) eq "link" && strcol(2) eq word(dtypes, 1)) ? $3 : NaN):4 \
          with lines linewidth 2.5 linecolor rgb "#d62728" title "the link (all-reduce fit, link.mpi)", \
        for [i = 1:nd] "network-shard.csv" skip 1 \
          using (strcol(1) eq word(dtypes, i) ? $13 : NaN):12 \
          with points pointtype 5 + 2 * i pointsize 0.8 linecolor rgb colour(i) \
          title ("sharded matmul, " . word(dtypes, i) . " (every B and D)")
+  }
 
   do for [i = 1:nd] {
     dt = word(dtypes, i)

@@ -481,6 +481,33 @@ static char *roofs_csv(const network_doc *d, const network_analysis *a)
     return sb_take(&c.sb);
 }
 
+/* How many rows each file holds, for the chart. */
+static char *parts_csv(const network_doc *d, const char *roofs)
+{
+    const net_result *r = d->res;
+    size_t rows = 0;
+    for (const char *c = roofs; c && *c; c++)
+        rows += *c == '\n';
+    csv c = {0};
+    csv_header(&c, "part,rows");
+    csv_str(&c, "latency");
+    csv_int(&c, r->nlatency);
+    csv_end(&c);
+    csv_str(&c, "bandwidth");
+    csv_int(&c, r->nbandwidth);
+    csv_end(&c);
+    csv_str(&c, "allreduce");
+    csv_int(&c, r->nallreduce[0] + r->nallreduce[1]);
+    csv_end(&c);
+    csv_str(&c, "shard");
+    csv_int(&c, r->nshard);
+    csv_end(&c);
+    csv_str(&c, "roofs");
+    csv_int(&c, rows > 0 ? rows - 1 : 0);
+    csv_end(&c);
+    return sb_take(&c.sb);
+}
+
 static int put(runfolder *f, const char *name, char *text, rb_err *e)
 {
     const int rc = text ? runfolder_write(f, name, text, strlen(text), e)
@@ -505,8 +532,13 @@ int report_network_write(runfolder *f, const network_doc *d,
         rc = put(f, "network-shard.csv", shard_csv(d, a), e);
     if (!rc)
         rc = put(f, "network-crossover.csv", crossover_csv(d, a), e);
+    char *roofs = roofs_csv(d, a);
     if (!rc)
-        rc = put(f, "network-roofs.csv", roofs_csv(d, a), e);
+        rc = put(f, "network-parts.csv", parts_csv(d, roofs), e);
+    if (!rc)
+        rc = put(f, "network-roofs.csv", roofs, e);
+    else
+        free(roofs);
     snprintf(why, whylen, "the measurement was %s", d->status);
     if (rc || strcmp(d->status, "complete") != 0)
         return rc;
