@@ -567,6 +567,16 @@ static void fmt_bytes(char *buf, size_t len, double b)
         snprintf(buf, len, "%.0f", b);
 }
 
+/* A figure, or n/a where it could not be had (no link fitted, no
+ * crossover in range). */
+static void fmt_num(char *buf, size_t len, const char *fmt, double x)
+{
+    if (isfinite(x))
+        snprintf(buf, len, fmt, x);
+    else
+        snprintf(buf, len, "n/a");
+}
+
 static void fmt_cross(char *buf, size_t len, double x, int status)
 {
     if (status == NET_CROSS_NEVER)
@@ -697,10 +707,14 @@ void report_network_text(const network_doc *d, const network_analysis *a,
             char m[32], o[32];
             fmt_cross(m, sizeof(m), c->measured, c->measured_status);
             fmt_cross(o, sizeof(o), c->overlap, c->overlap_status);
-            fprintf(f, "%5s %5llu %10.2f %9.3f %9.4g %12s %9.2f %10.4g %12s\n",
+            char w[16], ds[16], ratio[16], dp[16];
+            fmt_num(w, sizeof(w), "%.3f", c->w / 1e9);
+            fmt_num(ds, sizeof(ds), "%.4g", c->predicted);
+            fmt_num(ratio, sizeof(ratio), "%.2f", c->measured / c->predicted);
+            fmt_num(dp, sizeof(dp), "%.4g", c->predicted_p2p);
+            fprintf(f, "%5s %5llu %10.2f %9s %9s %12s %9s %10s %12s\n",
                     rb_dtype_name(c->dt), (unsigned long long)c->b, c->c / 1e9,
-                    c->w / 1e9, c->predicted, m, c->measured / c->predicted,
-                    c->predicted_p2p, o);
+                    w, ds, m, ratio, dp, o);
         }
         /* what overlapping bought: the overlapped step against the
          * sequence where the all-reduce matters most (the smallest D) and
