@@ -197,8 +197,8 @@ static void test_missing(int have_mpirun)
     char dir[600], copy[700], cmd[1600];
     snprintf(dir, sizeof(dir), "%s/alone", workdir);
     snprintf(copy, sizeof(copy), "%s/roofbench", dir);
-    snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir,
-             roofbench, copy);
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir, roofbench,
+             copy);
     CHECK(system(cmd) == 0);
     const char *saved = roofbench;
     roofbench = copy;
@@ -283,8 +283,8 @@ static void check_document(const char *dir, int parts_all)
     }
     json_decref(doc);
     static const char *const files[] = {
-        "network-p2p.csv", "network-allreduce.csv", "network-shard.csv",
-        "network-crossover.csv", "network-roofs.csv", "ceilings.json"};
+        "network-p2p.csv",       "network-allreduce.csv", "network-shard.csv",
+        "network-crossover.csv", "network-roofs.csv",     "ceilings.json"};
     for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[k]);
         CHECK(exists(path));
@@ -295,10 +295,11 @@ static void test_two_ranks(const char *mpirun)
 {
     char out[600];
     snprintf(out, sizeof(out), "%s/net", workdir);
-    const char *args[] = {"network", "--quick", "--sizes", "1:64K:x16",
-                          "--d", "16:256:x4", "--batch", "4,32", "--f",
-                          "64", "--chunks", "4", "--samples", "3",
-                          "--min-time", "0.0005", "--out", out, NULL};
+    const char *args[] = {"network",   "--quick",   "--sizes",    "1:64K:x16",
+                          "--d",       "16:256:x4", "--batch",    "4,32",
+                          "--f",       "64",        "--chunks",   "4",
+                          "--samples", "3",         "--min-time", "0.0005",
+                          "--out",     out,         NULL};
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
@@ -311,10 +312,10 @@ static void test_two_ranks(const char *mpirun)
     CHECK_STR_HAS(r.out, "crossover D");
     check_document(out, 1);
     /* model reads the fitted link as the host's */
-    const char *margs[] = {"model",     "bp,pm->bm", "b=32",      "p=4096",
-                           "m=1024",    "--profile", "host",      "--network",
-                           out,         "--shard",   "p:2",       "--link",
-                           "mpi",       "--dtype",   "fp32",      NULL};
+    const char *margs[] = {"model",  "bp,pm->bm", "b=32", "p=4096",
+                           "m=1024", "--profile", "host", "--network",
+                           out,      "--shard",   "p:2",  "--link",
+                           "mpi",    "--dtype",   "fp32", NULL};
     run(workdir, margs, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "host/fp32 over mpi");

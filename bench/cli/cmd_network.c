@@ -182,7 +182,8 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
             i++;
             continue;
         }
-        if (strncmp(a, "--ranks=", 8) == 0 || strncmp(a, "--hostfile=", 11) == 0)
+        if (strncmp(a, "--ranks=", 8) == 0 ||
+            strncmp(a, "--hostfile=", 11) == 0)
             continue;
         argv[n++] = a;
     }
@@ -231,8 +232,8 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     pid_t pid;
-    const int err = posix_spawn(&pid, mpirun, &fa, &attr, (char **)argv,
-                                environ);
+    const int err =
+        posix_spawn(&pid, mpirun, &fa, &attr, (char **)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (err)

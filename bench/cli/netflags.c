@@ -170,8 +170,7 @@ static int parse_parts(const char *s, unsigned *out, rb_err *e)
                            "allreduce, shard)",
                            items[i]);
         if (*out & bit)
-            return rb_fail(e, RB_EINPUT, "--parts: '%s' given twice",
-                           items[i]);
+            return rb_fail(e, RB_EINPUT, "--parts: '%s' given twice", items[i]);
         *out |= bit;
     }
     return RB_OK;
@@ -229,8 +228,7 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
     if (!rc && p->f % (uint64_t)p->chunks)
         rc = rb_fail(e, RB_EINPUT,
                      "--chunks %llu: F (--f %llu) must be a multiple of it",
-                     (unsigned long long)p->chunks,
-                     (unsigned long long)p->f);
+                     (unsigned long long)p->chunks, (unsigned long long)p->f);
     /* D rounded up to multiples of the ranks, duplicates dropped */
     for (size_t i = 0; !rc && i < nd; i++) {
         uint64_t v = d[i];
@@ -241,15 +239,14 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
     }
     if (rc)
         return rc;
-    if (!flags_given(&network_table, seen, "parts") ||
-        (p->parts & NET_SHARD)) {
+    if (!flags_given(&network_table, seen, "parts") || (p->parts & NET_SHARD)) {
         for (size_t i = 0; i < p->nbatch; i++)
             if (p->batch[i] * p->f > INT_MAX)
-                return rb_fail(e, RB_EINPUT,
-                               "--batch %llu with --f %llu: the output has more "
-                               "than 2^31 - 1 elements (an MPI count)",
-                               (unsigned long long)p->batch[i],
-                               (unsigned long long)p->f);
+                return rb_fail(
+                    e, RB_EINPUT,
+                    "--batch %llu with --f %llu: the output has more "
+                    "than 2^31 - 1 elements (an MPI count)",
+                    (unsigned long long)p->batch[i], (unsigned long long)p->f);
     }
     /* the working set of every rank on this host, against the memory */
     const int here = ranks > 0 ? ranks : 2;
@@ -269,9 +266,9 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
         uint64_t bmax = 0;
         for (size_t i = 0; i < p->nbatch; i++)
             bmax = p->batch[i] > bmax ? p->batch[i] : bmax;
-        const double set = 8.0 * ((double)bmax * (double)dl +
-                                  (double)dl * (double)p->f +
-                                  4.0 * (double)bmax * (double)p->f);
+        const double set =
+            8.0 * ((double)bmax * (double)dl + (double)dl * (double)p->f +
+                   4.0 * (double)bmax * (double)p->f);
         if ((double)most < set)
             most = (uint64_t)set;
     }

@@ -204,8 +204,7 @@ int net_link_load(const char *path, const char *host, const char *member,
         return rb_fail(e, RB_EINPUT, "--network '%s': %s (line %d)", file,
                        je.text, je.line);
     int rc = RB_OK;
-    const char *schema = NULL, *status = NULL, *doc_host = NULL,
-               *lab = NULL;
+    const char *schema = NULL, *status = NULL, *doc_host = NULL, *lab = NULL;
     json_int_t version = 0;
     double lat = -1, bw = -1, rms = 0, mx = 0;
     json_int_t n = 0;

@@ -119,17 +119,16 @@ static int run(const rb_machine *m, const network_opts *o,
         interrupt_set_grace(20.0);
         rc = session_roof_load(m, o->ceilings, &st->roof, e);
         if (!rc)
-            rc = session_open(&s, m, "network", o->out,
-                              netflags_settings(&st->plan, o, seen->argc,
-                                                seen->argv),
-                              e);
+            rc = session_open(
+                &s, m, "network", o->out,
+                netflags_settings(&st->plan, o, seen->argc, seen->argv), e);
         opened = rc == RB_OK;
         if (opened) {
             session_on_finish(&s, write_network, st, o->json);
             const rb_dtype *dts = st->plan.dtypes;
             const int one = 1;
-            rc = session_roofline(&s, &st->roof, &one, 1, dts,
-                                  st->plan.ndtypes, &interrupted, e);
+            rc = session_roofline(&s, &st->roof, &one, 1, dts, st->plan.ndtypes,
+                                  &interrupted, e);
         }
     }
     rc = netrun_agree(rc, e);

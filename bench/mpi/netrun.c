@@ -57,8 +57,8 @@ int netrun_agree(int rc, rb_err *e)
                      MPI_COMM_WORLD);
         else if (me == 0) {
             char msg[sizeof(e->msg)];
-            MPI_Recv(msg, (int)sizeof(msg), MPI_CHAR, first, 99,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(msg, (int)sizeof(msg), MPI_CHAR, first, 99, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
             msg[sizeof(msg) - 1] = 0;
             rb_fail(e, worst, "rank %d: %s", first, msg);
         }
@@ -73,8 +73,8 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
 {
     const int me = world_rank(), n = world_size();
     MPI_Comm local;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me,
-                        MPI_INFO_NULL, &local);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL,
+                        &local);
     int lr, nlocal;
     MPI_Comm_rank(local, &lr);
     MPI_Comm_size(local, &nlocal);
@@ -140,8 +140,8 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
             const char *h = hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME;
             int seen = 0;
             for (int j = 0; j < i && !seen; j++)
-                seen = strcmp(h, hosts + (size_t)j * MPI_MAX_PROCESSOR_NAME) ==
-                       0;
+                seen =
+                    strcmp(h, hosts + (size_t)j * MPI_MAX_PROCESSOR_NAME) == 0;
             r->hosts += !seen;
             if (i < NET_MAX_RANKS)
                 snprintf(r->binding[i], sizeof(r->binding[i]), "%s",
@@ -197,8 +197,9 @@ static int timed(MPI_Comm comm, const net_plan *p, net_op op, void *ctx,
         if (worst >= p->min_time || iters >= (1ull << 40))
             break;
         const double grow = worst > 0 ? 1.25 * p->min_time / worst : 100;
-        iters = (uint64_t)ceil((double)iters *
-                               (grow < 2 ? 2 : grow > 100 ? 100 : grow));
+        iters = (uint64_t)ceil((double)iters * (grow < 2     ? 2
+                                                : grow > 100 ? 100
+                                                             : grow));
     }
     t->iters = iters;
     t->n = 0;
@@ -248,7 +249,7 @@ static int check(const unsigned char *b, size_t n, int from, uint64_t bytes,
 
 typedef struct {
     MPI_Comm pair;
-    int me;          /* 0 or 1 in pair                                 */
+    int me; /* 0 or 1 in pair                                 */
     unsigned char *sbuf, *rbuf;
     size_t bytes;
     int window;
@@ -286,8 +287,8 @@ static int window(void *v, uint64_t iters)
             MPI_Recv(&ack, 1, MPI_CHAR, other, 3, c->pair, MPI_STATUS_IGNORE);
         } else {
             for (int k = 0; k < c->window; k++)
-                MPI_Irecv(c->rbuf + (size_t)k * c->bytes, n, MPI_BYTE, other,
-                          2, c->pair, &req[k]);
+                MPI_Irecv(c->rbuf + (size_t)k * c->bytes, n, MPI_BYTE, other, 2,
+                          c->pair, &req[k]);
             MPI_Waitall(c->window, req, MPI_STATUSES_IGNORE);
             MPI_Send(&ack, 1, MPI_CHAR, other, 3, c->pair);
         }
@@ -316,7 +317,8 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
                 rbytes = (size_t)(w * p->sizes[i]);
         }
     if (in_pair) {
-        c.sbuf = aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
+        c.sbuf =
+            aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
         c.rbuf = aligned_alloc(ALIGN, (rbytes + ALIGN - 1) / ALIGN * ALIGN);
         if (!c.sbuf || !c.rbuf)
             rc = rb_fail(e, RB_EINPUT,
@@ -358,8 +360,8 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
                  * checks every buffer of the window */
                 if (!rc && (part == 0 || c.me == 1))
                     for (int k = 0; !rc && k < pt.window; k++)
-                        rc = check(c.rbuf + (size_t)k * c.bytes, c.bytes,
-                                   other, bytes,
+                        rc = check(c.rbuf + (size_t)k * c.bytes, c.bytes, other,
+                                   bytes,
                                    part == 0 ? "a ping-pong message"
                                              : "a windowed message",
                                    e);
@@ -424,8 +426,10 @@ static int allreduce(const net_plan *p, net_result *r, int (*stop)(void),
 {
     const int me = world_rank(), n = world_size();
     const uint64_t most = p->sizes[p->nsizes - 1];
-    void *send = aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
-    void *recv = aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
+    void *send =
+        aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
+    void *recv =
+        aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
     int rc = send && recv ? RB_OK
                           : rb_fail(e, RB_EINPUT,
                                     "out of memory for the all-reduce buffers");
@@ -492,11 +496,11 @@ typedef struct {
     size_t el;
     size_t b, dl, f, fc;
     int chunks;
-    void *a, *w;            /* this rank's [B,D/N] and [D/N,F]: W in
-                               chunks of F/chunks columns, each a
-                               contiguous [D/N,F/chunks]                */
-    void *part, *sum;       /* [B,F] in the same chunks: chunk j is a
-                               contiguous [B,F/chunks]                   */
+    void *a, *w;      /* this rank's [B,D/N] and [D/N,F]: W in
+                         chunks of F/chunks columns, each a
+                         contiguous [D/N,F/chunks]                */
+    void *part, *sum; /* [B,F] in the same chunks: chunk j is a
+                         contiguous [B,F/chunks]                   */
     MPI_Request *req;
     rb_team team;
 } shard_ctx;
@@ -536,8 +540,8 @@ static int op_compute(void *v, uint64_t iters)
 
 static void reduce_all(shard_ctx *c)
 {
-    MPI_Allreduce(c->part, c->sum, (int)(c->b * c->f), mpi_type(c->dt),
-                  MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(c->part, c->sum, (int)(c->b * c->f), mpi_type(c->dt), MPI_SUM,
+                  MPI_COMM_WORLD);
 }
 
 static int op_comm(void *v, uint64_t iters)
@@ -627,8 +631,8 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
         c->k->workspace((rb_shape){c->b, c->dl, c->fc}, c->dt, 1, &shb, &ow);
         shared = shb ? aligned_alloc(ALIGN, (shb + ALIGN - 1) / ALIGN * ALIGN)
                      : NULL;
-        own = ow ? aligned_alloc(ALIGN, (ow + ALIGN - 1) / ALIGN * ALIGN)
-                 : NULL;
+        own =
+            ow ? aligned_alloc(ALIGN, (ow + ALIGN - 1) / ALIGN * ALIGN) : NULL;
         if ((shb && !shared) || (ow && !own))
             rc = rb_fail(e, RB_EINPUT, "out of memory for the workspace");
     }
@@ -644,8 +648,8 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
         rc = rb_fail(e, RB_EINPUT, "out of memory for the verification");
     rc = netrun_agree(rc, e);
     if (!rc) {
-        double *y = v, *ya = v + c->b, *ys = v + 2 * c->b,
-               *yas = v + 3 * c->b, *z = v + 4 * c->b;
+        double *y = v, *ya = v + c->b, *ys = v + 2 * c->b, *yas = v + 3 * c->b,
+               *z = v + 4 * c->b;
         for (size_t j = 0; j < c->f; j++)
             x[j] = harness_value(p->seed, 5, j, RB_F64);
         net_freivalds_rhs(&sh, c->a, c->w, x, u, u + c->dl, y, ya);
@@ -696,8 +700,7 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
     return rc;
 }
 
-static int shard(const net_plan *p, net_result *r, int (*stop)(void),
-                 rb_err *e)
+static int shard(const net_plan *p, net_result *r, int (*stop)(void), rb_err *e)
 {
     const int me = world_rank(), n = world_size();
     uint64_t dmax = 0;
@@ -719,8 +722,10 @@ static int shard(const net_plan *p, net_result *r, int (*stop)(void),
                        .fc = (size_t)(p->f / (uint64_t)p->chunks)};
         const size_t dlmax = (size_t)(dmax / (uint64_t)n);
         const size_t out = (size_t)bmax * c.f * c.el;
-        c.a = aligned_alloc(ALIGN, ((size_t)bmax * dlmax * c.el + ALIGN) / ALIGN * ALIGN);
-        c.w = aligned_alloc(ALIGN, (dlmax * c.f * c.el + ALIGN) / ALIGN * ALIGN);
+        c.a = aligned_alloc(ALIGN, ((size_t)bmax * dlmax * c.el + ALIGN) /
+                                       ALIGN * ALIGN);
+        c.w =
+            aligned_alloc(ALIGN, (dlmax * c.f * c.el + ALIGN) / ALIGN * ALIGN);
         c.part = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
         c.sum = aligned_alloc(ALIGN, (out + ALIGN) / ALIGN * ALIGN);
         c.req = calloc((size_t)p->chunks, sizeof(*c.req));

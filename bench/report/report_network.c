@@ -21,8 +21,7 @@ static double ring_bytes(int ranks, double bytes)
 static double shard_flops(const net_plan *p, int ranks,
                           const net_shard_point *s)
 {
-    return 2.0 * (double)s->b * (double)(s->d / (uint64_t)ranks) *
-           (double)p->f;
+    return 2.0 * (double)s->b * (double)(s->d / (uint64_t)ranks) * (double)p->f;
 }
 
 void report_network_analyse(const network_doc *d, network_analysis *a)
@@ -105,8 +104,8 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
             ovl[i] = net_timing_median(&s->overlap) / comp;
         }
         c->measured = net_crossover(x, comm, c->n, 1.0, &c->measured_status);
-        c->overlap = net_crossover(x, ovl, c->n, NET_OVERLAP_LIMIT,
-                                   &c->overlap_status);
+        c->overlap =
+            net_crossover(x, ovl, c->n, NET_OVERLAP_LIMIT, &c->overlap_status);
     }
 }
 
@@ -124,9 +123,8 @@ static json_t *timing_json(jdoc *j, const net_timing *t)
                    jd_num(st.median), "max_s", jd_num(st.max), "samples_s", s);
 }
 
-static json_t *link_json(jdoc *j, const char *name, const char *label,
-                         int has, const net_link *l, const char *why,
-                         const char *fit)
+static json_t *link_json(jdoc *j, const char *name, const char *label, int has,
+                         const net_link *l, const char *why, const char *fit)
 {
     if (!has)
         return jd_pack(j, "{s:s, s:o}", "name", name, "unavailable",
@@ -162,9 +160,8 @@ static char *network_json(const network_doc *d, const network_analysis *a,
         jd_push(&j, ranks, "binding", jd_str(r->binding[i]));
     jd_set(&j, root, "mpi",
            jd_pack(&j, "{s:o, s:i, s:i, s:i, s:o, s:o, s:o}", "library",
-                   jd_str(r->mpi_version), "ranks", r->ranks, "hosts",
-                   r->hosts, "peer", r->peer, "label", jd_str(r->label),
-                   "launched_by",
+                   jd_str(r->mpi_version), "ranks", r->ranks, "hosts", r->hosts,
+                   "peer", r->peer, "label", jd_str(r->label), "launched_by",
                    d->launch ? jd_str(d->launch) : json_null(), "binding",
                    ranks));
     jd_set(&j, root, "link",
@@ -208,8 +205,8 @@ static char *network_json(const network_doc *d, const network_analysis *a,
                     jd_pack(&j, "{s:s, s:I, s:o, s:o, s:o, s:o}", "dtype",
                             rb_dtype_name((rb_dtype)dt), "bytes",
                             (json_int_t)p->bytes, "per_call",
-                            timing_json(&j, &p->t), "algbw_gbs",
-                            jd_num(algbw), "busbw_gbs",
+                            timing_json(&j, &p->t), "algbw_gbs", jd_num(algbw),
+                            "busbw_gbs",
                             jd_num(algbw * 2.0 * (r->ranks - 1) / r->ranks),
                             "fit_residual", jd_num(a->ar_residual[dt][i])));
         }
@@ -242,23 +239,22 @@ static char *network_json(const network_doc *d, const network_analysis *a,
                         jd_num(c->w), "predicted_d", jd_num(c->predicted),
                         "w_p2p_Bps", jd_num(c->w_p2p), "predicted_d_p2p",
                         jd_num(c->predicted_p2p), "w_step_Bps",
-                        jd_num(c->w_step), "t_allreduce_s",
-                        jd_num(c->t_comm), "measured_d",
-                        jd_num(c->measured), "measured_status",
+                        jd_num(c->w_step), "t_allreduce_s", jd_num(c->t_comm),
+                        "measured_d", jd_num(c->measured), "measured_status",
                         cross_status(c->measured_status), "overlap_d",
                         jd_num(c->overlap), "overlap_status",
                         cross_status(c->overlap_status)));
     }
     jd_set(&j, root, "shard",
-           jd_pack(&j,
-                   "{s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:o, s:o}", "kernel",
-                   d->plan->kernel->name, "f", (json_int_t)d->plan->f,
+           jd_pack(&j, "{s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:o, s:o}",
+                   "kernel", d->plan->kernel->name, "f", (json_int_t)d->plan->f,
                    "chunks", d->plan->chunks, "ranks", r->ranks, "split",
                    "D over the ranks; each computes [B,D/N] x [D/N,F], the "
                    "partial [B,F] sums all-reduced",
                    "predicted",
                    "D* = (N-1) s C / W, C the compute step's FLOP/s per rank "
-                   "(the median over D of each D's rate), W the link fitted to the all-reduce "
+                   "(the median over D of each D's rate), W the link fitted to "
+                   "the all-reduce "
                    "(predicted_d_p2p: with the ping-pong's W instead)",
                    "measured",
                    "the D from which the compute step's median time stays "
@@ -371,16 +367,15 @@ static char *shard_csv(const network_doc *d, const network_analysis *a)
         csv_num(&c, "%.6g", net_timing_median(&s->overlap));
         csv_num(&c, "%.6g", cv ? fl / cv->c : NAN);
         csv_num(&c, "%.6g",
-                a->has_link
-                    ? a->link.latency +
-                          ring_bytes(r->ranks,
-                                     el * (double)s->b * (double)d->plan->f) /
-                              a->link.bandwidth
-                    : NAN);
+                a->has_link ? a->link.latency +
+                                  ring_bytes(r->ranks, el * (double)s->b *
+                                                           (double)d->plan->f) /
+                                      a->link.bandwidth
+                            : NAN);
         csv_num(&c, "%.6g", fl / net_timing_median(&s->seq) / 1e9);
-        csv_num(&c, "%.6g",
-                fl / ring_bytes(r->ranks,
-                                el * (double)s->b * (double)d->plan->f));
+        csv_num(
+            &c, "%.6g",
+            fl / ring_bytes(r->ranks, el * (double)s->b * (double)d->plan->f));
         csv_int(&c, (unsigned long long)s->verified);
         csv_num(&c, "%.3g", s->max_err);
         csv_end(&c);
@@ -457,8 +452,8 @@ static char *roofs_csv(const network_doc *d, const network_analysis *a)
             const int link = l == team->nlevels;
             if (link && !a->has_link)
                 continue;
-            const double gbs = link ? a->link.bandwidth / 1e9
-                                    : team->levels[l].gbs;
+            const double gbs =
+                link ? a->link.bandwidth / 1e9 : team->levels[l].gbs;
             char name[48];
             snprintf(name, sizeof(name), "%s",
                      link ? "link" : team->levels[l].name);
@@ -508,35 +503,30 @@ static char *parts_csv(const network_doc *d, const char *roofs)
     return sb_take(&c.sb);
 }
 
-static int put(runfolder *f, const char *name, char *text, rb_err *e)
-{
-    const int rc = text ? runfolder_write(f, name, text, strlen(text), e)
-                        : rb_fail(e, RB_EINPUT, "out of memory for %s", name);
-    free(text);
-    return rc;
-}
-
 int report_network_write(runfolder *f, const network_doc *d,
-                         const network_analysis *a, char **json_text,
-                         char *why, size_t whylen, rb_err *e)
+                         const network_analysis *a, char **json_text, char *why,
+                         size_t whylen, rb_err *e)
 {
     *json_text = network_json(d, a, e);
     int rc = *json_text ? runfolder_write(f, "network.json", *json_text,
                                           strlen(*json_text), e)
                         : RB_EINPUT;
     if (!rc)
-        rc = put(f, "network-p2p.csv", p2p_csv(d, a), e);
+        rc = runfolder_write_text(f, "network-p2p.csv", p2p_csv(d, a), e);
     if (!rc)
-        rc = put(f, "network-allreduce.csv", allreduce_csv(d), e);
+        rc = runfolder_write_text(f, "network-allreduce.csv", allreduce_csv(d),
+                                  e);
     if (!rc)
-        rc = put(f, "network-shard.csv", shard_csv(d, a), e);
+        rc = runfolder_write_text(f, "network-shard.csv", shard_csv(d, a), e);
     if (!rc)
-        rc = put(f, "network-crossover.csv", crossover_csv(d, a), e);
+        rc = runfolder_write_text(f, "network-crossover.csv",
+                                  crossover_csv(d, a), e);
     char *roofs = roofs_csv(d, a);
     if (!rc)
-        rc = put(f, "network-parts.csv", parts_csv(d, roofs), e);
+        rc = runfolder_write_text(f, "network-parts.csv", parts_csv(d, roofs),
+                                  e);
     if (!rc)
-        rc = put(f, "network-roofs.csv", roofs, e);
+        rc = runfolder_write_text(f, "network-roofs.csv", roofs, e);
     else
         free(roofs);
     snprintf(why, whylen, "the measurement was %s", d->status);
@@ -594,62 +584,63 @@ static void print_link(FILE *f, const char *what, const net_link *l)
     fprintf(f,
             "%s: T(bytes) = %.3f us + bytes / %.3f GB/s, fitted to %zu "
             "sizes; residuals %.0f%% rms, %.0f%% at most (at %s bytes)\n",
-            what, l->latency * 1e6, l->bandwidth / 1e9, l->n,
-            100 * l->rms_rel, 100 * l->max_rel, mb);
+            what, l->latency * 1e6, l->bandwidth / 1e9, l->n, 100 * l->rms_rel,
+            100 * l->max_rel, mb);
 }
 
-void report_network_text(const network_doc *d, const network_analysis *a,
-                         const char *dir, const char *chart, FILE *f)
+static void text_p2p(const network_doc *d, const network_analysis *a, FILE *f)
 {
     const net_result *r = d->res;
-    fprintf(f, "network: %s; %s\n", r->label, r->mpi_version);
-    if (r->nlatency || r->nbandwidth) {
-        fprintf(f,
-                "\npoint to point, rank 0 and rank %d (one-way time: half a "
-                "ping-pong; bandwidth: a window of non-blocking sends)\n",
-                r->peer);
-        fprintf(f, "%8s %12s %12s %9s %8s %11s %11s\n", "bytes", "one-way us",
-                "(median)", "fit resid", "window", "GB/s best", "(median)");
-        for (size_t i = 0; i < d->plan->nsizes; i++) {
-            const uint64_t b = d->plan->sizes[i];
-            const net_point *lp = NULL, *bp = NULL;
-            size_t li = 0;
-            for (size_t k = 0; k < r->nlatency; k++)
-                if (r->latency[k].bytes == b) {
-                    lp = &r->latency[k];
-                    li = k;
-                }
-            for (size_t k = 0; k < r->nbandwidth; k++)
-                if (r->bandwidth[k].bytes == b)
-                    bp = &r->bandwidth[k];
-            if (!lp && !bp)
-                continue;
-            char bs[16];
-            fmt_bytes(bs, sizeof(bs), (double)b);
-            fprintf(f, "%8s", bs);
-            if (lp) {
-                fprintf(f, " %12.3f %12.3f", net_timing_min(&lp->t) * 1e6,
-                        net_timing_median(&lp->t) * 1e6);
-                if (a->has_p2p)
-                    fprintf(f, " %+8.0f%%", 100.0 * a->residual[li]);
-                else
-                    fprintf(f, " %9s", "n/a");
-            } else
-                fprintf(f, " %12s %12s %9s", "", "", "");
-            if (bp) {
-                const double moved = (double)b * bp->window;
-                fprintf(f, " %8d %11.3f %11.3f", bp->window,
-                        moved / net_timing_min(&bp->t) / 1e9,
-                        moved / net_timing_median(&bp->t) / 1e9);
+    fprintf(f,
+            "\npoint to point, rank 0 and rank %d (one-way time: half a "
+            "ping-pong; bandwidth: a window of non-blocking sends)\n",
+            r->peer);
+    fprintf(f, "%8s %12s %12s %9s %8s %11s %11s\n", "bytes", "one-way us",
+            "(median)", "fit resid", "window", "GB/s best", "(median)");
+    for (size_t i = 0; i < d->plan->nsizes; i++) {
+        const uint64_t b = d->plan->sizes[i];
+        const net_point *lp = NULL, *bp = NULL;
+        size_t li = 0;
+        for (size_t k = 0; k < r->nlatency; k++)
+            if (r->latency[k].bytes == b) {
+                lp = &r->latency[k];
+                li = k;
             }
-            fprintf(f, "\n");
+        for (size_t k = 0; k < r->nbandwidth; k++)
+            if (r->bandwidth[k].bytes == b)
+                bp = &r->bandwidth[k];
+        if (!lp && !bp)
+            continue;
+        char bs[16];
+        fmt_bytes(bs, sizeof(bs), (double)b);
+        fprintf(f, "%8s", bs);
+        if (lp) {
+            fprintf(f, " %12.3f %12.3f", net_timing_min(&lp->t) * 1e6,
+                    net_timing_median(&lp->t) * 1e6);
+            if (a->has_p2p)
+                fprintf(f, " %+8.0f%%", 100.0 * a->residual[li]);
+            else
+                fprintf(f, " %9s", "n/a");
+        } else
+            fprintf(f, " %12s %12s %9s", "", "", "");
+        if (bp) {
+            const double moved = (double)b * bp->window;
+            fprintf(f, " %8d %11.3f %11.3f", bp->window,
+                    moved / net_timing_min(&bp->t) / 1e9,
+                    moved / net_timing_median(&bp->t) / 1e9);
         }
-        if (a->has_p2p)
-            print_link(f, "point-to-point link (ping-pong)", &a->p2p);
-        else if (r->nlatency)
-            fprintf(f, "point-to-point link fit: unavailable: %s\n",
-                    a->p2p_why);
+        fprintf(f, "\n");
     }
+    if (a->has_p2p)
+        print_link(f, "point-to-point link (ping-pong)", &a->p2p);
+    else if (r->nlatency)
+        fprintf(f, "point-to-point link fit: unavailable: %s\n", a->p2p_why);
+}
+
+static void text_allreduce(const network_doc *d, const network_analysis *a,
+                           FILE *f)
+{
+    const net_result *r = d->res;
     for (int dt = 0; dt < RB_NDTYPES; dt++) {
         if (!r->nallreduce[dt])
             continue;
@@ -670,98 +661,107 @@ void report_network_text(const network_doc *d, const network_analysis *a,
         }
     }
     if (a->has_link)
-        print_link(f, "the link as the all-reduce sees it (bus bytes "
-                      "2(N-1)/N x the buffer; link.mpi)",
+        print_link(f,
+                   "the link as the all-reduce sees it (bus bytes "
+                   "2(N-1)/N x the buffer; link.mpi)",
                    &a->link);
     else if (r->nallreduce[0] || r->nallreduce[1])
         fprintf(f, "all-reduce link fit: unavailable: %s\n", a->link_why);
-    if (a->ncurves) {
-        fprintf(f,
-                "\nsharded matmul [B,D] x [D,F], F = %llu, D split over %d "
-                "ranks (%s), all-reduce of [B,F]; median times in us\n",
-                (unsigned long long)d->plan->f, r->ranks,
-                d->plan->kernel->name);
-        fprintf(f, "%5s %5s %7s %10s %10s %10s %10s %8s\n", "dtype", "B", "D",
-                "compute", "allreduce", "sequence", "overlap", "verified");
-        for (size_t i = 0; i < r->nshard; i++) {
-            const net_shard_point *s = &r->shard[i];
-            fprintf(f, "%5s %5llu %7llu %10.2f %10.2f %10.2f %10.2f %8s\n",
-                    rb_dtype_name(s->dt), (unsigned long long)s->b,
-                    (unsigned long long)s->d,
-                    net_timing_median(&s->compute) * 1e6,
-                    net_timing_median(&s->comm) * 1e6,
-                    net_timing_median(&s->seq) * 1e6,
-                    net_timing_median(&s->overlap) * 1e6,
-                    s->verified ? "yes" : "NO");
-        }
-        fprintf(f,
-                "\ncrossover D: predicted D* = (N-1) s C / W (C: the compute "
-                "step's FLOP/s per rank, median over D; W: link.mpi), measured "
-                "where compute rises above the all-reduce (its median over "
-                "D); D* p2p: with the ping-pong's W\n");
-        fprintf(f, "%5s %5s %10s %9s %9s %12s %9s %10s %12s\n", "dtype", "B",
-                "C GFLOP/s", "W GB/s", "D*", "measured D", "meas/D*",
-                "D* p2p", "overlap<=10%");
-        for (size_t k = 0; k < a->ncurves; k++) {
-            const net_curve *c = &a->curves[k];
-            char m[32], o[32];
-            fmt_cross(m, sizeof(m), c->measured, c->measured_status);
-            fmt_cross(o, sizeof(o), c->overlap, c->overlap_status);
-            char w[16], ds[16], ratio[16], dp[16];
-            fmt_num(w, sizeof(w), "%.3f", c->w / 1e9);
-            fmt_num(ds, sizeof(ds), "%.4g", c->predicted);
-            fmt_num(ratio, sizeof(ratio), "%.2f", c->measured / c->predicted);
-            fmt_num(dp, sizeof(dp), "%.4g", c->predicted_p2p);
-            fprintf(f, "%5s %5llu %10.2f %9s %9s %12s %9s %10s %12s\n",
-                    rb_dtype_name(c->dt), (unsigned long long)c->b, c->c / 1e9,
-                    w, ds, m, ratio, dp, o);
-        }
-        /* what overlapping bought: the overlapped step against the
-         * sequence where the all-reduce matters most (the smallest D) and
-         * where it matters least (the largest) */
-        fprintf(f, "overlapped / in sequence, at the smallest and the largest "
-                   "D:");
-        for (size_t k = 0; k < a->ncurves; k++) {
-            const net_curve *c = &a->curves[k];
-            const net_shard_point *lo = &r->shard[c->idx[0]],
-                                  *hi = &r->shard[c->idx[c->n - 1]];
-            fprintf(f, "%s %s B=%llu %.2f, %.2f", k ? ";" : "",
-                    rb_dtype_name(c->dt), (unsigned long long)c->b,
-                    net_timing_median(&lo->overlap) /
-                        net_timing_median(&lo->seq),
-                    net_timing_median(&hi->overlap) /
-                        net_timing_median(&hi->seq));
-        }
-        fprintf(f, "\n(on one host the all-reduce's copies and sums run on "
-                   "the ranks' own cores, and OpenMPI drives a non-blocking "
-                   "all-reduce only inside MPI calls: there is little idle "
-                   "time to hide it in)\n");
-        /* B cancels: the measured crossovers of one dtype side by side */
-        for (int dt = 0; dt < RB_NDTYPES; dt++) {
-            double lo = INFINITY, hi = 0;
-            uint64_t blo = 0, bhi = 0;
-            for (size_t k = 0; k < a->ncurves; k++) {
-                const net_curve *c = &a->curves[k];
-                if (c->dt != (rb_dtype)dt ||
-                    c->measured_status != NET_CROSS_FOUND)
-                    continue;
-                if (c->b < blo || !blo) {
-                    blo = c->b;
-                    lo = c->measured;
-                }
-                if (c->b > bhi) {
-                    bhi = c->b;
-                    hi = c->measured;
-                }
-            }
-            if (blo && bhi > blo)
-                fprintf(f,
-                        "%s: measured crossover at B = %llu over B = %llu: "
-                        "%.2f (B cancels when 1)\n",
-                        rb_dtype_name((rb_dtype)dt), (unsigned long long)bhi,
-                        (unsigned long long)blo, hi / lo);
-        }
+}
+
+static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
+{
+    const net_result *r = d->res;
+    fprintf(f,
+            "\nsharded matmul [B,D] x [D,F], F = %llu, D split over %d "
+            "ranks (%s), all-reduce of [B,F]; median times in us\n",
+            (unsigned long long)d->plan->f, r->ranks, d->plan->kernel->name);
+    fprintf(f, "%5s %5s %7s %10s %10s %10s %10s %8s\n", "dtype", "B", "D",
+            "compute", "allreduce", "sequence", "overlap", "verified");
+    for (size_t i = 0; i < r->nshard; i++) {
+        const net_shard_point *s = &r->shard[i];
+        fprintf(
+            f, "%5s %5llu %7llu %10.2f %10.2f %10.2f %10.2f %8s\n",
+            rb_dtype_name(s->dt), (unsigned long long)s->b,
+            (unsigned long long)s->d, net_timing_median(&s->compute) * 1e6,
+            net_timing_median(&s->comm) * 1e6, net_timing_median(&s->seq) * 1e6,
+            net_timing_median(&s->overlap) * 1e6, s->verified ? "yes" : "NO");
     }
+    fprintf(f, "\ncrossover D: predicted D* = (N-1) s C / W (C: the compute "
+               "step's FLOP/s per rank, median over D; W: link.mpi), measured "
+               "where compute rises above the all-reduce (its median over "
+               "D); D* p2p: with the ping-pong's W\n");
+    fprintf(f, "%5s %5s %10s %9s %9s %12s %9s %10s %12s\n", "dtype", "B",
+            "C GFLOP/s", "W GB/s", "D*", "measured D", "meas/D*", "D* p2p",
+            "overlap<=10%");
+    for (size_t k = 0; k < a->ncurves; k++) {
+        const net_curve *c = &a->curves[k];
+        char m[32], o[32];
+        fmt_cross(m, sizeof(m), c->measured, c->measured_status);
+        fmt_cross(o, sizeof(o), c->overlap, c->overlap_status);
+        char w[16], ds[16], ratio[16], dp[16];
+        fmt_num(w, sizeof(w), "%.3f", c->w / 1e9);
+        fmt_num(ds, sizeof(ds), "%.4g", c->predicted);
+        fmt_num(ratio, sizeof(ratio), "%.2f", c->measured / c->predicted);
+        fmt_num(dp, sizeof(dp), "%.4g", c->predicted_p2p);
+        fprintf(f, "%5s %5llu %10.2f %9s %9s %12s %9s %10s %12s\n",
+                rb_dtype_name(c->dt), (unsigned long long)c->b, c->c / 1e9, w,
+                ds, m, ratio, dp, o);
+    }
+    /* what overlapping bought: the overlapped step against the
+     * sequence where the all-reduce matters most (the smallest D) and
+     * where it matters least (the largest) */
+    fprintf(f, "overlapped / in sequence, at the smallest and the largest "
+               "D:");
+    for (size_t k = 0; k < a->ncurves; k++) {
+        const net_curve *c = &a->curves[k];
+        const net_shard_point *lo = &r->shard[c->idx[0]],
+                              *hi = &r->shard[c->idx[c->n - 1]];
+        fprintf(f, "%s %s B=%llu %.2f, %.2f", k ? ";" : "",
+                rb_dtype_name(c->dt), (unsigned long long)c->b,
+                net_timing_median(&lo->overlap) / net_timing_median(&lo->seq),
+                net_timing_median(&hi->overlap) / net_timing_median(&hi->seq));
+    }
+    fprintf(f, "\n(on one host the all-reduce's copies and sums run on "
+               "the ranks' own cores, and OpenMPI drives a non-blocking "
+               "all-reduce only inside MPI calls: there is little idle "
+               "time to hide it in)\n");
+    /* B cancels: the measured crossovers of one dtype side by side */
+    for (int dt = 0; dt < RB_NDTYPES; dt++) {
+        double lo = INFINITY, hi = 0;
+        uint64_t blo = 0, bhi = 0;
+        for (size_t k = 0; k < a->ncurves; k++) {
+            const net_curve *c = &a->curves[k];
+            if (c->dt != (rb_dtype)dt || c->measured_status != NET_CROSS_FOUND)
+                continue;
+            if (c->b < blo || !blo) {
+                blo = c->b;
+                lo = c->measured;
+            }
+            if (c->b > bhi) {
+                bhi = c->b;
+                hi = c->measured;
+            }
+        }
+        if (blo && bhi > blo)
+            fprintf(f,
+                    "%s: measured crossover at B = %llu over B = %llu: "
+                    "%.2f (B cancels when 1)\n",
+                    rb_dtype_name((rb_dtype)dt), (unsigned long long)bhi,
+                    (unsigned long long)blo, hi / lo);
+    }
+}
+
+void report_network_text(const network_doc *d, const network_analysis *a,
+                         const char *dir, const char *chart, FILE *f)
+{
+    const net_result *r = d->res;
+    fprintf(f, "network: %s; %s\n", r->label, r->mpi_version);
+    if (r->nlatency || r->nbandwidth)
+        text_p2p(d, a, f);
+    text_allreduce(d, a, f);
+    if (a->ncurves)
+        text_shard(d, a, f);
     if (dir)
         fprintf(f, "\nresults: %s\n", dir);
     if (chart && chart[0])

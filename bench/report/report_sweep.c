@@ -512,14 +512,6 @@ static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
     return sb_take(&c.sb);
 }
 
-static int put(runfolder *f, const char *name, char *text, rb_err *e)
-{
-    const int rc = text ? runfolder_write(f, name, text, strlen(text), e)
-                        : rb_fail(e, RB_EINPUT, "out of memory for %s", name);
-    free(text);
-    return rc;
-}
-
 int report_sweep_write(runfolder *f, const sweep_doc *doc,
                        const sweep_analysis *a, char **json_text, char *why,
                        size_t whylen, rb_err *e)
@@ -529,9 +521,11 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
                                           strlen(*json_text), e)
                         : RB_EINPUT;
     if (!rc)
-        rc = put(f, "sweep.csv", points_csv(doc, a), e);
+        rc = runfolder_write_text(f, "sweep.csv",
+                                  points_csv(doc, a), e);
     if (!rc)
-        rc = put(f, "sweep-samples.csv", samples_csv(doc), e);
+        rc = runfolder_write_text(f, "sweep-samples.csv",
+                                  samples_csv(doc), e);
     snprintf(why, whylen, "the measurement was %s", doc->status);
     if (rc || strcmp(doc->status, "complete") != 0)
         return rc;
@@ -539,9 +533,10 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
         snprintf(why, whylen, "no roofline");
         return rc;
     }
-    rc = put(f, "sweep-roofs.csv", roofs_csv(doc, a), e);
+    rc = runfolder_write_text(f, "sweep-roofs.csv", roofs_csv(doc, a), e);
     if (!rc)
-        rc = put(f, "sweep-knees.csv", knees_csv(doc, a), e);
+        rc = runfolder_write_text(f, "sweep-knees.csv",
+                                  knees_csv(doc, a), e);
     if (rc)
         return rc;
     static const char *const outputs[] = {"sweep.png", "sweep.svg", NULL};

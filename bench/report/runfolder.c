@@ -441,3 +441,11 @@ void runfolder_abandon(runfolder *f)
         rmdir(f->made[i]);
     f->nmade = 0;
 }
+
+int runfolder_write_text(runfolder *f, const char *name, char *text, rb_err *e)
+{
+    const int rc = text ? runfolder_write(f, name, text, strlen(text), e)
+                        : rb_fail(e, RB_EINPUT, "out of memory for %s", name);
+    free(text);
+    return rc;
+}

@@ -52,6 +52,10 @@ int runfolder_open(runfolder *f, const char *root, const char *out,
 int runfolder_write(runfolder *f, const char *name, const char *data,
                     size_t len, rb_err *e);
 
+/* runfolder_write of a text the caller built and hands over (freed here);
+ * NULL (it could not be built) is reported as out of memory for name. */
+int runfolder_write_text(runfolder *f, const char *name, char *text,
+                         rb_err *e);
 /* Syncs the folder and renames it to its final name, never over anything
  * but the empty --out it was opened on. When the rename fails the
  * temporary folder, whole, is kept (the error says where). */
