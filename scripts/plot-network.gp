@@ -14,7 +14,8 @@
 # network-allreduce.csv: dtype,bytes,samples,time_min_s,time_median_s,
 #   algbw_gbs,busbw_gbs
 # network-shard.csv: dtype,b,d,f,ranks,compute_s,allreduce_s,sequential_s,
-#   overlapped_s,predicted_compute_s,predicted_allreduce_s,gflops_per_rank,
+#   overlapped_s,predicted_compute_s,predicted_allreduce_s,
+#   sequential_gflops_per_rank,
 #   link_intensity,verified,max_error
 # network-crossover.csv: dtype,b,kind,d,time_s
 # network-roofs.csv: source,dtype,intensity,gflops

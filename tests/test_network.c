@@ -157,6 +157,10 @@ static const bad_case bad[] = {
     {{"network", "--samples", "2"}, "--samples '2': too small"},
     {{"network", "--ceilings", "/nonexistent/ceilings.json"},
      "--ceilings '/nonexistent/ceilings.json'"},
+    {{"network", "--ceilings", "/etc/hostname"}, "--ceilings '/etc/hostname'"},
+    {{"network", "--hostfile", "/tmp"}, "--hostfile '/tmp': not a file"},
+    {{"network", "--parts", "allreduce", "--sizes", "1:4", "--dtype", "f64"},
+     "no size holds whole f64 elements"},
 };
 
 static void test_bad_input(void)
@@ -291,6 +295,35 @@ static void check_document(const char *dir, int parts_all)
     }
 }
 
+/* mpirun args... in workdir, as a user runs it (root allowed). */
+static void run_mpirun(const char *mpirun, const char *const *args,
+                       result *r)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(workdir) != 0)
+            _exit(126);
+        char path[512];
+        out_path(path, sizeof(path), "stdout");
+        const int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        out_path(path, sizeof(path), "stderr");
+        const int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+        char *argv[40];
+        int n = 0;
+        argv[n++] = (char *)mpirun;
+        for (; args[n - 1] && n < 39; n++)
+            argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        execv(mpirun, argv);
+        _exit(127);
+    }
+    finish(pid, r);
+}
+
 static void test_two_ranks(const char *mpirun)
 {
     char out[600];
@@ -329,30 +362,61 @@ static void test_two_ranks(const char *mpirun)
     char out2[600], ceil[700];
     snprintf(out2, sizeof(out2), "%s/net2", workdir);
     snprintf(ceil, sizeof(ceil), "%s/ceilings.json", out);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        if (chdir(workdir) != 0)
-            _exit(126);
-        char path[512];
-        out_path(path, sizeof(path), "stdout");
-        const int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        out_path(path, sizeof(path), "stderr");
-        const int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(o, 1);
-        dup2(e, 2);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-        execl(mpirun, mpirun, "-n", "2", "--bind-to", "none", roofbench,
-              "network", "--parts", "latency", "--sizes", "1:4K:x8",
-              "--samples", "3", "--min-time", "0.0005", "--ceilings", ceil,
-              "--out", out2, (char *)NULL);
-        _exit(127);
-    }
-    finish(pid, &r);
+    const char *uargs[] = {"-n",        "2",          "--bind-to",
+                           "none",      roofbench,    "network",
+                           "--parts",   "latency",    "--sizes",
+                           "1:4K:x8",   "--samples",  "3",
+                           "--min-time", "0.0005",    "--ceilings",
+                           ceil,        "--out",      out2,
+                           NULL};
+    run_mpirun(mpirun, uargs, &r);
     CHECK_INT(r.status, 0);
     if (r.status)
         fprintf(stderr, "mpirun network: %s\n%s\n", r.err, r.out);
     check_document(out2, 0);
+
+    /* three ranks on two cores under the user's mpirun: refused before a
+     * folder is made */
+    char out5[600];
+    snprintf(out5, sizeof(out5), "%s/net5", workdir);
+    const char *oargs[] = {"-n",     "3",       "--oversubscribe", "--bind-to",
+                           "none",   roofbench, "network",         "--parts",
+                           "latency", "--ceilings", ceil,           "--out",
+                           out5,     NULL};
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 3) {
+        run_mpirun(mpirun, oargs, &r);
+        CHECK_INT(r.status, 2);
+        CHECK_STR_HAS(r.err, "3 ranks on");
+        CHECK(!exists(out5));
+    }
+
+    /* a run of one part has one link, which model takes alone */
+    const char *m2[] = {"model",   "bp,pm->bm", "b=32",  "p=4096",
+                        "m=1024",  "--profile", "host",  "--ceilings",
+                        ceil,      "--network", out2,    "--shard",
+                        "p:2",     "--link",    "mpi-p2p", NULL};
+    run(workdir, m2, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "over mpi-p2p");
+
+    /* mpirun's own failure (too few slots) is one line of ours beside its
+     * message, exit 2, nothing written */
+    char hosts[600], out4[600];
+    snprintf(hosts, sizeof(hosts), "%s/hosts", workdir);
+    snprintf(out4, sizeof(out4), "%s/net4", workdir);
+    FILE *hf = fopen(hosts, "w");
+    CHECK(hf != NULL);
+    if (hf) {
+        fputs("localhost slots=1\n", hf);
+        fclose(hf);
+    }
+    const char *hargs[] = {"network", "--hostfile", hosts, "--parts",
+                           "latency", "--ceilings", ceil,  "--out",
+                           out4,      NULL};
+    run(workdir, hargs, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "mpirun failed (exit status 1)");
+    CHECK(!exists(out4));
 
     /* Ctrl-C: the ranks stop together at the next point, rank 0 writes
      * what is finished, marked interrupted, and the exit status is 130 */

@@ -19,6 +19,11 @@ typedef struct {
     size_t opts_size;
     int (*main)(const rb_machine *m, const void *opts, const flag_seen *seen,
                 rb_err *e);
+    /* NULL, or what runs before anything is parsed (argv[0] the command's
+     * name): an exit status, or -1 to go on. network under mpirun hands
+     * the whole command line to roofbench-mpi, so that each rank does not
+     * print the same parse error. */
+    int (*early)(int argc, char **argv, rb_err *e);
 } cmd_spec;
 
 extern const cmd_spec cmd_info, cmd_list, cmd_run, cmd_ceilings, cmd_profiles,

@@ -311,4 +311,4 @@ static int ceilings_main(const rb_machine *m, const void *opts,
     return rc;
 }
 
-const cmd_spec cmd_ceilings = {&ceil_table, sizeof(ceil_opts), ceilings_main};
+const cmd_spec cmd_ceilings = {&ceil_table, sizeof(ceil_opts), ceilings_main, NULL};

@@ -259,4 +259,4 @@ static int check_main(const rb_machine *m, const void *opts,
     return status;
 }
 
-const cmd_spec cmd_check = {&check_table, sizeof(check_opts), check_main};
+const cmd_spec cmd_check = {&check_table, sizeof(check_opts), check_main, NULL};

@@ -173,4 +173,4 @@ static int compare_main(const rb_machine *m, const void *opts,
 }
 
 const cmd_spec cmd_compare = {&compare_table, sizeof(compare_opts),
-                              compare_main};
+                              compare_main, NULL};

@@ -195,4 +195,4 @@ static int info_main(const rb_machine *m, const void *opts,
     return 0;
 }
 
-const cmd_spec cmd_info = {&info_table, sizeof(info_opts), info_main};
+const cmd_spec cmd_info = {&info_table, sizeof(info_opts), info_main, NULL};

@@ -69,4 +69,4 @@ static int list_main(const rb_machine *m, const void *opts,
     return 0;
 }
 
-const cmd_spec cmd_list = {&list_table, sizeof(list_opts), list_main};
+const cmd_spec cmd_list = {&list_table, sizeof(list_opts), list_main, NULL};

@@ -368,12 +368,19 @@ static int read_links(const rb_machine *m, const char *run, profile_link *out,
 {
     static const char *const member[2] = {"link", "link_p2p"},
                              *const name[2] = {"mpi", "mpi-p2p"};
+    int found = 0;
     for (int i = 0; i < 2; i++) {
         net_link l;
         char label[128];
-        if (net_link_load(run, m->host, member[i], &l, label, sizeof(label),
-                          e))
+        /* a run of some parts has one link: the other is not added */
+        const int rc = net_link_load(run, m->host, member[i], &l, label,
+                                     sizeof(label), e);
+        out[i].name[0] = 0;
+        if (rc < 0)
             return RB_EINPUT;
+        if (rc > 0)
+            continue;
+        found++;
         profile_link *pl = &out[i];
         memset(pl, 0, sizeof(*pl));
         snprintf(pl->name, sizeof(pl->name), "%s", name[i]);
@@ -384,7 +391,8 @@ static int read_links(const rb_machine *m, const char *run, profile_link *out,
                  "%.60s; measured: latency %.3g us, fit residuals %.0f%% rms",
                  label, l.latency * 1e6, 100 * l.rms_rel);
     }
-    return RB_OK;
+    /* neither link: e says why the last is missing */
+    return found ? RB_OK : RB_EINPUT;
 }
 
 /* The network run's ceilings.json, when --ceilings is not given. */
@@ -444,7 +452,7 @@ static int host_profile(const rb_machine *m, const model_opts *o, profile *p,
     if (!rc)
         rc = roofline_to_profile(&r.roof, p, e);
     for (int i = 0; !rc && o->network && i < 2; i++)
-        if (p->nlinks < PROFILE_MAX_LINKS)
+        if (links[i].name[0] && p->nlinks < PROFILE_MAX_LINKS)
             p->link[p->nlinks++] = links[i];
     session_roof_free(&r);
     return rc;
@@ -520,9 +528,9 @@ static int make_study(const rb_machine *m, const model_opts *o,
     if (!rc)
         rc = read_shard(o, s, e);
     if (!rc)
-        rc = load_profiles(m, o, profs, &nprofs, e);
-    if (!rc)
         rc = read_dtypes(o->dtype, dts, &ndts, e);
+    if (!rc)
+        rc = load_profiles(m, o, profs, &nprofs, e);
     if (!rc)
         rc = study_targets(s, profs, nprofs, dts, ndts, o->link, e);
     if (!rc)
@@ -551,4 +559,4 @@ static int model_main(const rb_machine *m, const void *opts,
     return rc > 0 ? rc : rb_exit_status(rc);
 }
 
-const cmd_spec cmd_model = {&model_table, sizeof(model_opts), model_main};
+const cmd_spec cmd_model = {&model_table, sizeof(model_opts), model_main, NULL};

@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -22,6 +24,7 @@
 #include "runfolder.h"
 #include "session.h"
 #include "text.h"
+#include "timer.h"
 
 extern char **environ;
 
@@ -126,20 +129,58 @@ static void quoted(strbuf *b, const char *w)
     sb_printf(b, "'");
 }
 
-static volatile sig_atomic_t child_pid, signals_seen;
+static volatile sig_atomic_t first_signal, later_signal;
 
 /* mpirun kills the job on SIGINT or SIGTERM and forwards SIGUSR1 and
- * SIGUSR2 to every rank: the first signal goes on as one of those (the
- * ranks stop together at the next point and rank 0 writes what is
- * finished); a second one as itself, which ends the job at once. */
-static void forward(int sig)
+ * SIGUSR2 to every rank: the first signal is noted and goes on as one of
+ * those (the ranks stop together at the next point and rank 0 writes what
+ * is finished), from the waiting loop, again until the job ends, since
+ * ranks that have not started yet miss it; a second one goes on as
+ * itself, which ends the job at once. SIGHUP (the terminal closed) counts
+ * as SIGTERM. */
+static void note_signal(int sig)
 {
-    if (child_pid <= 0)
-        return;
-    if (signals_seen++ == 0)
-        kill((pid_t)child_pid, sig == SIGINT ? SIGUSR1 : SIGUSR2);
+    if (!first_signal)
+        first_signal = sig == SIGINT ? SIGINT : SIGTERM;
     else
-        kill((pid_t)child_pid, sig);
+        later_signal = sig == SIGINT ? SIGINT : SIGTERM;
+}
+
+/* The command line as roofbench-mpi needs it: the arguments less mpirun's
+ * own flags (--ranks, --hostfile), found by position as the flag parser
+ * reads them (a value is never taken for a flag). */
+static int rank_args(const flag_seen *seen, const char **argv, int *n,
+                     int max)
+{
+    for (int i = 1; i < seen->argc; i++) {
+        const char *a = seen->argv[i];
+        if (strcmp(a, "--") == 0 || strncmp(a, "--", 2) != 0) {
+            if (*n >= max)
+                return -1;
+            argv[(*n)++] = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        const size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        const flag_spec *f = NULL;
+        for (size_t k = 0; k < network_table.nflags; k++)
+            if (strlen(network_table.flags[k].name) == len &&
+                strncmp(network_table.flags[k].name, a + 2, len) == 0)
+                f = &network_table.flags[k];
+        const int takes = f && f->type != FLAG_SWITCH && !eq;
+        const int drop = f && (strcmp(f->name, "ranks") == 0 ||
+                               strcmp(f->name, "hostfile") == 0);
+        if (!drop) {
+            if (*n + 1 + takes >= max)
+                return -1;
+            argv[(*n)++] = a;
+            if (takes && i + 1 < seen->argc)
+                argv[(*n)++] = seen->argv[i + 1];
+        }
+        if (takes)
+            i++;
+    }
+    return 0;
 }
 
 static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
@@ -174,20 +215,7 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     argv[n++] = prog;
     argv[n++] = "network";
     /* the command's own arguments, less those that were mpirun's */
-    for (int i = 1; i < seen->argc && n < MAXARGS - 1; i++) {
-        const char *a = seen->argv[i];
-        if (strcmp(a, "--") == 0)
-            break;
-        if (strcmp(a, "--ranks") == 0 || strcmp(a, "--hostfile") == 0) {
-            i++;
-            continue;
-        }
-        if (strncmp(a, "--ranks=", 8) == 0 ||
-            strncmp(a, "--hostfile=", 11) == 0)
-            continue;
-        argv[n++] = a;
-    }
-    if (n >= MAXARGS - 1)
+    if (rank_args(seen, argv, &n, MAXARGS - 1))
         return rb_fail(e, RB_EINPUT, "too many arguments"), 2;
     argv[n] = NULL;
     /* OpenMPI refuses root unless told twice, in its environment */
@@ -213,8 +241,10 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
                 : "one process may not read another's memory here (a "
                   "container?): shared memory copies through its buffers",
             shown);
-    /* the ranks record the line in their document */
+    /* the ranks record the line in their document, and rank 0 exits
+     * with its statuses 1 and 2 moved out of mpirun's way */
     setenv("ROOFBENCH_MPIRUN_LINE", text ? text : "", 1);
+    setenv("ROOFBENCH_NETWORK_STATUS", "launched", 1);
     free(text);
     fflush(NULL);
     /* mpirun in its own process group, so that a Ctrl-C on the terminal
@@ -227,10 +257,11 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    struct sigaction sa = {.sa_handler = forward};
+    struct sigaction sa = {.sa_handler = note_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     pid_t pid;
     const int err =
         posix_spawn(&pid, mpirun, &fa, &attr, (char **)argv, environ);
@@ -240,45 +271,77 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
         return rb_fail(e, RB_EINPUT, "cannot start %s: %s", mpirun,
                        strerror(err)),
                2;
-    child_pid = pid;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+    int status = 0, forwarded = 0;
+    double last = 0;
+    for (;;) {
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
             return rb_fail(e, RB_EINPUT, "waiting for mpirun: %s",
                            strerror(errno)),
                    2;
-    child_pid = 0;
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
+        const double now = timer_now();
+        if (later_signal && forwarded < 1000) {
+            kill(pid, later_signal); /* the job ends at once */
+            forwarded = 1000;
+        } else if (first_signal && forwarded < 1000 &&
+                   (forwarded == 0 || now - last > 0.5)) {
+            kill(pid, first_signal == SIGINT ? SIGUSR1 : SIGUSR2);
+            forwarded++;
+            last = now;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-    /* roofbench-mpi printed its own error; mpirun's own failures (no
-     * slots, a host it cannot reach) it printed too */
-    return rc;
+    /* stopped on request: the signal's status, whatever the job's end */
+    if (first_signal && (rc != 0 || WIFSIGNALED(status)))
+        return 128 + first_signal;
+    if (WIFSIGNALED(status))
+        return rb_fail(e, RB_EINPUT, "mpirun was killed by signal %d",
+                       WTERMSIG(status)),
+               2;
+    /* roofbench-mpi's own statuses, with its own line (1 and 2 come as
+     * NETWORK_STATUS_BASE + 1 and + 2, told apart from mpirun's 1);
+     * anything else is mpirun's (no slots, a host it cannot reach, a bad
+     * hostfile), whose message is above */
+    if (rc == 0 || rc == 130 || rc == 143)
+        return rc;
+    if (rc == NETWORK_STATUS_BASE + 1 || rc == NETWORK_STATUS_BASE + 2)
+        return rc - NETWORK_STATUS_BASE;
+    return rb_fail(e, RB_EINPUT,
+                   "mpirun failed (exit status %d): see its message above",
+                   rc),
+           2;
+}
+
+/* Under mpirun: roofbench-mpi takes the whole command line at once. */
+static int network_early(int argc, char **argv, rb_err *e)
+{
+    if (!under_mpirun())
+        return -1;
+    char prog[PATH_MAX];
+    if (mpi_program(prog, sizeof(prog), e))
+        return 2;
+    char **args = calloc((size_t)argc + 2, sizeof(*args));
+    if (!args)
+        return rb_fail(e, RB_EINPUT, "out of memory"), 2;
+    args[0] = prog;
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i];
+    fflush(NULL);
+    execv(prog, args);
+    const int err = errno;
+    free(args);
+    return rb_fail(e, RB_EINPUT, "cannot start %s: %s", prog, strerror(err)),
+           2;
 }
 
 static int network_main(const rb_machine *m, const void *opts,
                         const flag_seen *seen, rb_err *e)
 {
     const network_opts *o = opts;
-    if (under_mpirun()) {
-        /* a rank already: the MPI program takes over, same arguments */
-        char prog[PATH_MAX];
-        if (mpi_program(prog, sizeof(prog), e))
-            return 2;
-        char **argv = calloc((size_t)seen->argc + 2, sizeof(*argv));
-        if (!argv)
-            return rb_fail(e, RB_EINPUT, "out of memory"), 2;
-        argv[0] = prog;
-        for (int i = 0; i < seen->argc; i++)
-            argv[i + 1] = seen->argv[i];
-        fflush(NULL);
-        execv(prog, argv);
-        const int err = errno;
-        free(argv);
-        return rb_fail(e, RB_EINPUT, "cannot start %s: %s", prog,
-                       strerror(err)),
-               2;
-    }
     /* everything checked before mpirun starts */
     if (!o->hostfile && !o->oversubscribe && o->ranks > (uint64_t)m->ncores)
         return rb_fail(e, RB_EINPUT,
@@ -291,18 +354,28 @@ static int network_main(const rb_machine *m, const void *opts,
     net_plan plan;
     if (netflags_plan(o, seen, (int)o->ranks, &plan, e))
         return 2;
-    if (o->hostfile && access(o->hostfile, R_OK) != 0)
+    struct stat hs;
+    if (o->hostfile && (stat(o->hostfile, &hs) != 0 || access(o->hostfile, R_OK) != 0))
         return rb_fail(e, RB_EINPUT, "--hostfile '%s': %s", o->hostfile,
                        strerror(errno)),
                2;
+    if (o->hostfile && !S_ISREG(hs.st_mode))
+        return rb_fail(e, RB_EINPUT, "--hostfile '%s': not a file",
+                       o->hostfile),
+               2;
     if (runfolder_check(SESSION_ROOT, o->out, e))
         return 2;
-    if (o->ceilings && access(o->ceilings, R_OK) != 0)
-        return rb_fail(e, RB_EINPUT, "--ceilings '%s': %s", o->ceilings,
-                       strerror(errno)),
-               2;
+    if (o->ceilings) {
+        session_roof r;
+        int rc = session_roof_load(m, o->ceilings, &r, e);
+        if (!rc)
+            rc = netflags_check_roofline(&r, &plan, e);
+        session_roof_free(&r);
+        if (rc)
+            return 2;
+    }
     return launch(o, seen, e);
 }
 
 const cmd_spec cmd_network = {&network_table, sizeof(network_opts),
-                              network_main};
+                              network_main, network_early};

@@ -412,4 +412,4 @@ static int orders_main(const rb_machine *m, const void *opts,
     return rc;
 }
 
-const cmd_spec cmd_orders = {&orders_table, sizeof(orders_opts), orders_main};
+const cmd_spec cmd_orders = {&orders_table, sizeof(orders_opts), orders_main, NULL};

@@ -169,4 +169,4 @@ static int profiles_main(const rb_machine *m, const void *opts,
 }
 
 const cmd_spec cmd_profiles = {&profiles_table, sizeof(profiles_opts),
-                               profiles_main};
+                               profiles_main, NULL};

@@ -301,4 +301,4 @@ static int run_main(const rb_machine *m, const void *opts,
     return rc;
 }
 
-const cmd_spec cmd_run = {&run_table, sizeof(run_opts), run_main};
+const cmd_spec cmd_run = {&run_table, sizeof(run_opts), run_main, NULL};

@@ -453,4 +453,4 @@ static int sweep_main(const rb_machine *m, const void *opts,
     return rc;
 }
 
-const cmd_spec cmd_sweep = {&sweep_table, sizeof(sweep_opts), sweep_main};
+const cmd_spec cmd_sweep = {&sweep_table, sizeof(sweep_opts), sweep_main, NULL};

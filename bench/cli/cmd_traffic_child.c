@@ -158,4 +158,4 @@ static int child_main(const rb_machine *m, const void *opts,
     return 0;
 }
 
-const cmd_spec cmd_traffic_child = {NULL, 0, child_main};
+const cmd_spec cmd_traffic_child = {NULL, 0, child_main, NULL};

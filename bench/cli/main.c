@@ -98,6 +98,14 @@ static int dispatch(int argc, char **argv)
     } opts;
     flag_seen seen = {.argc = argc - 1, .argv = argv + 1};
     rb_err e = {""};
+    if (c->early) {
+        const int st = c->early(argc - 1, argv + 1, &e);
+        if (st >= 0) {
+            if (st)
+                print_error(e.msg);
+            return st;
+        }
+    }
     if (c->flags) {
         if (c->opts_size > sizeof(opts))
             return 2;

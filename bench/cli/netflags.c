@@ -237,6 +237,18 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
         if (p->nd == 0 || v > p->d[p->nd - 1])
             p->d[p->nd++] = v;
     }
+    /* the all-reduce needs sizes that hold whole elements */
+    for (int t = 0; !rc && (p->parts & NET_ALLREDUCE) && t < p->ndtypes; t++) {
+        const size_t el = rb_dtype_size(p->dtypes[t]);
+        size_t usable = 0;
+        for (size_t i = 0; i < p->nsizes; i++)
+            usable += p->sizes[i] >= el && p->sizes[i] % el == 0;
+        if (!usable)
+            rc = rb_fail(e, RB_EINPUT,
+                         "--sizes '%s': no size holds whole %s elements (%zu "
+                         "bytes) for the all-reduce",
+                         o->sizes, rb_dtype_name(p->dtypes[t]), el);
+    }
     if (rc)
         return rc;
     if (!flags_given(&network_table, seen, "parts") || (p->parts & NET_SHARD)) {
@@ -253,12 +265,14 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
     uint64_t most = 0;
     if (p->parts & (NET_LATENCY | NET_BANDWIDTH | NET_ALLREDUCE)) {
         const uint64_t s = p->sizes[p->nsizes - 1];
-        uint64_t win = s;
-        if (p->parts & NET_BANDWIDTH) {
-            uint64_t w = p->buffer_budget / s;
-            w = w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w;
-            win = w * s > p->buffer_budget ? w * s : p->buffer_budget;
-        }
+        uint64_t win = s; /* the receive buffers: the largest window */
+        if (p->parts & NET_BANDWIDTH)
+            for (size_t i = 0; i < p->nsizes; i++) {
+                uint64_t w = p->buffer_budget / p->sizes[i];
+                w = w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w;
+                if (w * p->sizes[i] > win)
+                    win = w * p->sizes[i];
+            }
         most = s + win;
     }
     if (p->parts & NET_SHARD) {
@@ -279,6 +293,25 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
                        "%.3g GB available: smaller --sizes, --d, --f or "
                        "--batch",
                        here, (double)most / 1e9, (double)avail / 1e9);
+    return RB_OK;
+}
+
+int netflags_check_roofline(const session_roof *r, const net_plan *p,
+                            rb_err *e)
+{
+    if (!r->ready)
+        return RB_OK;
+    const roof_team *t = sweep_team(&r->roof, 1);
+    if (!t)
+        return rb_fail(e, RB_EINPUT,
+                       "--ceilings '%s': no 1-thread roofs (one rank's): "
+                       "measure them with roofbench ceilings --threads 1",
+                       r->file);
+    for (int d = 0; d < p->ndtypes; d++)
+        if (!(t->peak_gflops[p->dtypes[d]] > 0))
+            return rb_fail(e, RB_EINPUT,
+                           "--ceilings '%s': no %s peak for 1 thread",
+                           r->file, rb_dtype_name(p->dtypes[d]));
     return RB_OK;
 }
 

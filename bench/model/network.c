@@ -198,6 +198,11 @@ int net_link_load(const char *path, const char *host, const char *member,
                        strerror(errno));
     snprintf(file, sizeof(file), "%s%s", path,
              S_ISDIR(st.st_mode) ? "/network.json" : "");
+    if (S_ISDIR(st.st_mode) && stat(file, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "--network '%s': no network.json in it",
+                       path);
+    if (!S_ISREG(st.st_mode))
+        return rb_fail(e, RB_EINPUT, "--network '%s': not a file", file);
     json_error_t je;
     json_t *doc = json_load_file(file, 0, &je);
     if (!doc)
@@ -229,17 +234,36 @@ int net_link_load(const char *path, const char *host, const char *member,
         const json_t *l = json_object_get(doc, member);
         const char *why = json_string_value(json_object_get(l, "unavailable"));
         if (why)
-            rc = rb_fail(e, RB_EINPUT, "--network '%s': no %s: %s", file,
-                         member, why);
+            rc = rb_fail(e, 1, "--network '%s': no %s: %s", file, member,
+                         why);
         else if (json_unpack((json_t *)l, "{s:s, s:F, s:F, s:F, s:F, s:I}",
                              "label", &lab, "latency_s", &lat, "bandwidth_Bps",
                              &bw, "rms_relative_residual", &rms,
-                             "max_relative_residual", &mx, "sizes", &n) != 0 ||
-                 !(lat >= 0) || !(bw > 0) || !isfinite(bw))
+                             "max_relative_residual", &mx, "sizes", &n) != 0)
             rc = rb_fail(e, RB_EINPUT,
                          "--network '%s': no fitted %s (latency_s, "
                          "bandwidth_Bps)",
                          file, member);
+        /* what a link can be: 1 kB/s to 10 TB/s, under a second of
+         * latency, residuals that are residuals, a fit of 2 sizes or more */
+        else if (!(bw >= 1e3 && bw <= 1e13))
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network '%s': %s.bandwidth_Bps %g is not between "
+                         "1e3 and 1e13",
+                         file, member, bw);
+        else if (!(lat >= 0 && lat <= 1))
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network '%s': %s.latency_s %g is not between 0 "
+                         "and 1",
+                         file, member, lat);
+        else if (!(rms >= 0 && rms < 1e6) || !(mx >= 0 && mx < 1e6))
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network '%s': %s's residuals are not plausible",
+                         file, member);
+        else if (n < 2)
+            rc = rb_fail(e, RB_EINPUT,
+                         "--network '%s': %s was fitted to %lld size%s",
+                         file, member, (long long)n, rb_plural(n));
     }
     if (!rc) {
         *out = (net_link){.latency = lat,

@@ -181,8 +181,9 @@ void net_result_free(net_result *r);
  * holding it), for `model --network`: member "link" (the all-reduce's,
  * named mpi) or "link_p2p" (the ping-pong's, mpi-p2p), with what it
  * measured (label). Checks the schema, the status and that host is the
- * host the document was measured on. A member the run could not fit is
- * an error naming why. */
+ * host the document was measured on. Returns 0, RB_EINPUT, or 1 (with
+ * why in e) for a member the run could not fit (a part it did not
+ * measure). */
 int net_link_load(const char *path, const char *host, const char *member,
                   net_link *out, char *label, size_t labellen, rb_err *e);
 

@@ -61,38 +61,63 @@ static void print_network(session *s, void *ctx, const char *status)
     report_network_text(&d, &st->an, session_dir(s), st->chart, stdout);
 }
 
-static int stop(void)
-{
-    return interrupt_requested();
-}
-
 /* Stopping together. mpirun kills the whole job on SIGINT and SIGTERM
  * (SIGTERM to every rank, then SIGKILL), which would lose the finished
  * points; it forwards SIGUSR1 and SIGUSR2 to every rank instead, and
  * `roofbench network` turns the user's SIGINT and SIGTERM into those.
- * Rank 0 takes them as SIGINT and SIGTERM (its session stops at the next
- * point and writes what is finished); the other ranks take no signal as an
- * order to die: they stop when rank 0 says so, between points. */
-static void rank0_signal(int sig)
+ * The handlers are in place before MPI_Init, so that a signal at start-up
+ * is not lost. Rank 0 takes them as SIGINT and SIGTERM once its session
+ * handles those (stop() raises the first), and stops at the next point;
+ * the other ranks take no signal as an order to die: they stop when rank
+ * 0 says so, between points. */
+static volatile sig_atomic_t pending;
+static int raised, session_ready;
+
+static void on_usr(int sig)
 {
-    raise(sig == SIGUSR1 ? SIGINT : SIGTERM);
+    if (!pending)
+        pending = sig == SIGUSR1 ? SIGINT : SIGTERM;
 }
 
-static void other_signal(int sig)
+static void on_ignored(int sig)
 {
     (void)sig;
 }
 
-static void install_signals(int me)
+static void install_signals(void)
 {
-    struct sigaction sa = {.sa_handler = me == 0 ? rank0_signal : other_signal};
+    struct sigaction sa = {.sa_handler = on_usr};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGUSR2, &sa, NULL);
-    if (me != 0) {
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The ranks other than 0: SIGINT and SIGTERM (mpirun's, a terminal's)
+ * wait for rank 0's word. */
+static void ignore_stops(void)
+{
+    struct sigaction sa = {.sa_handler = on_ignored};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int stop(void)
+{
+    if (pending && !raised && session_ready) {
+        raised = 1;
+        raise(pending);
     }
+    return interrupt_requested();
+}
+
+/* The exit status as the launcher reads it (netflags.h). */
+static int launched_status(int status)
+{
+    const char *v = getenv("ROOFBENCH_NETWORK_STATUS");
+    if (v && strcmp(v, "launched") == 0 && (status == 1 || status == 2))
+        return NETWORK_STATUS_BASE + status;
+    return status;
 }
 
 static void say(int me, const char *msg)
@@ -105,19 +130,26 @@ static void say(int me, const char *msg)
     fprintf(stderr, "roofbench: %s\n", shown);
 }
 
-/* Rank 0's part: the session, the roofline; the others wait. */
+/* The ranks placed first (a rank that cannot be is found before any
+ * folder is made); then rank 0's session and roofline while the others
+ * wait; then the measurements, all ranks together. */
 static int run(const rb_machine *m, const network_opts *o,
                const flag_seen *seen, network_state *st, rb_err *e)
 {
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int rc = netrun_place(m->topo, o->oversubscribe, &st->res, e);
+    if (rc)
+        return rb_exit_status(rc);
     session s;
-    int rc = RB_OK, opened = 0, interrupted = 0;
+    int opened = 0, interrupted = 0;
     if (me == 0) {
         /* the watcher's rescue would leave the other ranks waiting: the
          * main thread stops at the next point, which comes within seconds */
         interrupt_set_grace(20.0);
         rc = session_roof_load(m, o->ceilings, &st->roof, e);
+        if (!rc)
+            rc = netflags_check_roofline(&st->roof, &st->plan, e);
         if (!rc)
             rc = session_open(
                 &s, m, "network", o->out,
@@ -125,6 +157,8 @@ static int run(const rb_machine *m, const network_opts *o,
         opened = rc == RB_OK;
         if (opened) {
             session_on_finish(&s, write_network, st, o->json);
+            session_ready = 1;
+            stop(); /* a signal that came at start-up */
             const rb_dtype *dts = st->plan.dtypes;
             const int one = 1;
             rc = session_roofline(&s, &st->roof, &one, 1, dts, st->plan.ndtypes,
@@ -138,9 +172,9 @@ static int run(const rb_machine *m, const network_opts *o,
         return rb_exit_status(rc);
     }
     rb_err run_err = {""};
-    int run_rc = netrun_place(m->topo, o->oversubscribe, &st->res, &run_err);
+    int run_rc = RB_OK;
     MPI_Bcast(&interrupted, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!run_rc && !interrupted)
+    if (!interrupted)
         run_rc = netrun_measure(&st->plan, &st->res, stop, &run_err);
     if (me != 0)
         return rb_exit_status(run_rc);
@@ -155,11 +189,13 @@ static int run(const rb_machine *m, const network_opts *o,
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    install_signals();
     MPI_Init(&argc, &argv);
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    install_signals(me);
+    if (me != 0)
+        ignore_stops();
     rb_err e = {""};
     int status = 2;
     static network_opts opts;
@@ -169,7 +205,7 @@ int main(int argc, char **argv)
         say(me, "usage: roofbench-mpi network [options] (roofbench network "
                 "--help)");
         MPI_Finalize();
-        return 2;
+        return launched_status(2);
     }
     int wants_help = 0;
     for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -183,22 +219,28 @@ int main(int argc, char **argv)
     if (start >= 0) {
         say(me, e.msg);
         MPI_Finalize();
-        return start;
+        return launched_status(start);
     }
     if (n < 2) {
         say(me, "roofbench network needs at least 2 ranks (mpirun -n 2)");
         MPI_Finalize();
-        return 2;
+        return launched_status(2);
+    }
+    if (flags_given(&network_table, &seen, "hostfile")) {
+        say(me, "--hostfile: under mpirun, the hosts are mpirun's (mpirun "
+                "--hostfile FILE ...)");
+        MPI_Finalize();
+        return launched_status(2);
     }
     if (flags_given(&network_table, &seen, "ranks") &&
-        !getenv("ROOFBENCH_MPIRUN_LINE") && (uint64_t)n != opts.ranks) {
+        (uint64_t)n != opts.ranks) {
         snprintf(e.msg, sizeof(e.msg),
                  "--ranks %llu: mpirun started %d ranks (under mpirun, -n "
                  "decides)",
                  (unsigned long long)opts.ranks, n);
         say(me, e.msg);
         MPI_Finalize();
-        return 2;
+        return launched_status(2);
     }
     state.launch = getenv("ROOFBENCH_MPIRUN_LINE");
     rb_machine m;
@@ -219,5 +261,5 @@ int main(int argc, char **argv)
     net_result_free(&state.res);
     session_roof_free(&state.roof);
     MPI_Finalize();
-    return status;
+    return launched_status(status);
 }

@@ -154,14 +154,18 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
                 break;
             }
         r->peer = peer;
+        int shared = 0; /* two ranks on one PU (--oversubscribe) */
+        for (int i = 0; i < n && i < NET_MAX_RANKS; i++)
+            for (int j = 0; j < i; j++)
+                shared |= strcmp(r->binding[i], r->binding[j]) == 0;
         if (r->hosts == 1)
             snprintf(r->label, sizeof(r->label),
-                     "intra-node shared memory (%d ranks on one host)", n);
+                     "intra-node shared memory (%d ranks on one host%s)", n,
+                     shared ? "; oversubscribed: ranks share cores" : "");
         else
             snprintf(r->label, sizeof(r->label),
-                     "interconnect (%d ranks on %d hosts; point to point "
-                     "between hosts)",
-                     n, r->hosts);
+                     "interconnect (%d ranks on %d hosts%s)", n, r->hosts,
+                     shared ? "; oversubscribed: ranks share cores" : "");
         char ver[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         MPI_Get_library_version(ver, &len);

@@ -36,6 +36,9 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
     }
     a->has_p2p = net_fit_link(bytes, t, r->nlatency, &a->p2p, a->residual,
                               a->p2p_why, sizeof(a->p2p_why)) == 0;
+    if (!(d->plan->parts & NET_LATENCY))
+        snprintf(a->p2p_why, sizeof(a->p2p_why),
+                 "the ping-pong was not measured (--parts)");
     /* the all-reduce in bus bytes, every dtype together */
     size_t nb = 0;
     for (int dt = 0; dt < RB_NDTYPES; dt++)
@@ -46,6 +49,9 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
         }
     a->has_link = net_fit_link(bytes, t, nb, &a->link, res, a->link_why,
                                sizeof(a->link_why)) == 0;
+    if (!(d->plan->parts & NET_ALLREDUCE))
+        snprintf(a->link_why, sizeof(a->link_why),
+                 "the all-reduce was not measured (--parts)");
     nb = 0;
     for (int dt = 0; dt < RB_NDTYPES; dt++)
         for (size_t i = 0; i < r->nallreduce[dt]; i++, nb++)
@@ -350,7 +356,7 @@ static char *shard_csv(const network_doc *d, const network_analysis *a)
     csv c = {0};
     csv_header(&c, "dtype,b,d,f,ranks,compute_s,allreduce_s,sequential_s,"
                    "overlapped_s,predicted_compute_s,predicted_allreduce_s,"
-                   "gflops_per_rank,link_intensity,verified,max_error");
+                   "sequential_gflops_per_rank,link_intensity,verified,max_error");
     for (size_t i = 0; i < r->nshard; i++) {
         const net_shard_point *s = &r->shard[i];
         const net_curve *cv = curve_of(a, s->dt, s->b);
@@ -529,9 +535,19 @@ int report_network_write(runfolder *f, const network_doc *d,
         rc = runfolder_write_text(f, "network-roofs.csv", roofs, e);
     else
         free(roofs);
-    snprintf(why, whylen, "the measurement was %s", d->status);
+    snprintf(why, whylen, "the measurement %s",
+             strcmp(d->status, "failed") == 0 ? "failed" : "was interrupted");
     if (rc || strcmp(d->status, "complete") != 0)
         return rc;
+    /* the panels plot-network.gp draws (it says "nothing to draw" and
+     * writes no chart otherwise) */
+    const net_result *r = d->res;
+    const size_t nar = r->nallreduce[0] + r->nallreduce[1];
+    if (r->nlatency < 2 && r->nlatency + r->nbandwidth + nar < 2 &&
+        r->nshard == 0) {
+        snprintf(why, whylen, "too few points to draw");
+        return RB_OK;
+    }
     static const char *const outputs[] = {"network.png", "network.svg", NULL};
     int made = 0;
     rb_err pe;
@@ -702,7 +718,10 @@ static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
         char w[16], ds[16], ratio[16], dp[16];
         fmt_num(w, sizeof(w), "%.3f", c->w / 1e9);
         fmt_num(ds, sizeof(ds), "%.4g", c->predicted);
-        fmt_num(ratio, sizeof(ratio), "%.2f", c->measured / c->predicted);
+        fmt_num(ratio, sizeof(ratio), "%.2f",
+                c->measured_status == NET_CROSS_FOUND
+                    ? c->measured / c->predicted
+                    : NAN);
         fmt_num(dp, sizeof(dp), "%.4g", c->predicted_p2p);
         fprintf(f, "%5s %5llu %10.2f %9s %9s %12s %9s %10s %12s\n",
                 rb_dtype_name(c->dt), (unsigned long long)c->b, c->c / 1e9, w,
