@@ -16,6 +16,8 @@ static const struct {
     const cmd_spec *spec;
     const char *help;
 } commands[] = {
+    {"all", &cmd_all,
+     "the main job: every step below into one run folder, with a summary"},
     {"info", &cmd_info, "this machine: topology, ISA, OpenBLAS, PAPI counters"},
     {"list", &cmd_list, "every kernel with its FLOP and byte formulas"},
     {"run", &cmd_run,
@@ -83,7 +85,7 @@ static int dispatch(int argc, char **argv)
     if (i == NCOMMANDS) {
         char cmd[256];
         snprintf(cmd, sizeof(cmd),
-                 "unknown command '%s' (commands: info, list, run, ceilings, "
+                 "unknown command '%s' (commands: all, info, list, run, ceilings, "
                  "orders, sweep, compare, check, network, profiles, model; see "
                  "roofbench --help)",
                  argv[1]);

@@ -31,6 +31,11 @@ const char *const runfolder_names[] = {
     "network.svg",
     /* check */
     "check.json",
+    /* all: the steps, the documents of the steps that print one, each
+     * step's output */
+    "steps.json", "info.json", "model.json", "ceilings.txt", "run.txt",
+    "orders.txt", "sweep.txt", "network.txt", "info.log", "ceilings.log",
+    "run.log", "orders.log", "sweep.log", "network.log", "model.log",
     /* gnuplot's log, cachegrind's output while a form is simulated */
     "plot.log", "cachegrind.*", NULL};
 
@@ -417,6 +422,14 @@ int runfolder_commit(runfolder *f, rb_err *e)
     split_path(f->final, parent, sizeof(parent), leaf, sizeof(leaf));
     sync_dir(parent);
     return RB_OK;
+}
+
+int runfolder_publish(runfolder *f, rb_err *e)
+{
+    const int rc = runfolder_commit(f, e);
+    if (!rc)
+        snprintf(f->tmp, sizeof(f->tmp), "%s", f->final);
+    return rc;
 }
 
 void runfolder_abandon(runfolder *f)

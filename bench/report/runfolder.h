@@ -61,6 +61,12 @@ int runfolder_write_text(runfolder *f, const char *name, char *text,
  * temporary folder, whole, is kept (the error says where). */
 int runfolder_commit(runfolder *f, rb_err *e);
 
+/* Commits the folder now, while it is still empty, and writes the later
+ * documents into its final place (each still whole or absent): for a
+ * command whose parts are run folders of their own, made by other
+ * processes, that record where they are and must outlive an interrupt
+ * (roofbench all). */
+int runfolder_publish(runfolder *f, rb_err *e);
 /* Removes the temporary folder and the parents this run created, unless
  * it was committed. */
 void runfolder_abandon(runfolder *f);

@@ -1,0 +1,633 @@
+/* roofbench all: the main job. Each step is roofbench itself, started
+ * again as a child (a subcommand never calls another's functions, and a
+ * step that fails or crashes costs that step only), writing into its own
+ * subfolder of one run folder: the roofline measured once by the ceilings
+ * step and given to every later step with --ceilings. The run folder is
+ * in its place from the start (each step's folder is complete or absent,
+ * and finished steps stay after an interrupt); steps.json, written last,
+ * says how each went, and the summary gathers the headline figures from
+ * the steps' documents. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "flags.h"
+#include "jdoc.h"
+#include "parse.h"
+#include "progress.h"
+#include "roofline.h"
+#include "runfolder.h"
+#include "session.h"
+#include "text.h"
+#include "timer.h"
+
+typedef struct {
+    const char *steps, *ceilings, *out;
+    int quick;
+} all_opts;
+
+#define OFF(f) offsetof(all_opts, f)
+
+static const flag_spec all_flags[] = {
+    {.name = "steps",
+     .meta = "LIST",
+     .type = FLAG_TEXT,
+     .off = OFF(steps),
+     .def = "info,ceilings,run,orders,sweep,network,model",
+     .help = "the steps, in this order whatever the list's: info, ceilings "
+             "(the roofline every later step is judged against), run, "
+             "orders, sweep, network (2 ranks, where MPI is installed), "
+             "model (the reference profiles beside the host)"},
+    FLAG_QUICK(all_opts, quick,
+               "every step's --quick (under 3 minutes on two cores)"),
+    FLAG_CEILINGS(all_opts, ceilings,
+                  "an earlier ceilings.json for every step, instead of the "
+                  "ceilings step"),
+    FLAG_OUT(all_opts, out),
+};
+
+static const flag_table all_table = {
+    "all",
+    "usage: roofbench all [--quick] [--steps LIST] [--out DIR]",
+    "The main job: the machine, its measured roofs, every default kernel on "
+    "them (f32\nand f64, 1 thread and all cores), the four orders, the batch "
+    "sweep, the network\nroof and the reference profiles, each step into its "
+    "own subfolder of one run\nfolder, the roofline measured once (the "
+    "ceilings step) and reused by every later\nstep. A step that fails is "
+    "reported and the others still run. Writes steps.json\n(each step's "
+    "status, time and folder), info.json, model.json and each step's\n"
+    "output (STEP.txt, STEP.log); prints a summary.",
+    all_flags,
+    sizeof(all_flags) / sizeof(all_flags[0]),
+    "The default takes about 8 minutes on two cores, --quick under 3. Exit "
+    "status: 0\nevery step succeeded (or was skipped with its reason), 1 a "
+    "step failed, 2 bad\ninput, 130 or 143 after SIGINT or SIGTERM (the "
+    "finished steps are kept).",
+    0};
+
+/* ---- the steps ----------------------------------------------------------- */
+
+enum { STEP_INFO, STEP_CEILINGS, STEP_RUN, STEP_ORDERS, STEP_SWEEP,
+       STEP_NETWORK, STEP_MODEL, NSTEPS };
+
+static const struct {
+    const char *name, *what;
+    double quick_s, full_s; /* planned seconds on two cores */
+} steps[NSTEPS] = {
+    {"info", "this machine", 2, 2},
+    {"ceilings", "the roofs: clock, peak, bandwidth per level", 45, 60},
+    {"run", "every default kernel on the roofline", 35, 90},
+    {"orders", "four orders, same FLOPs", 15, 40},
+    {"sweep", "the batch sweep", 20, 100},
+    {"network", "the network roof over MPI, 2 ranks", 10, 50},
+    {"model", "the reference profiles beside the host", 3, 3},
+};
+
+typedef struct {
+    int wanted;
+    const char *status; /* ok, failed, skipped, interrupted, not run */
+    int exit;
+    double seconds;
+    char why[512];      /* skipped: why; failed: its last error line */
+} step_result;
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child;
+
+static void on_signal(int sig)
+{
+    if (!stop_signal)
+        stop_signal = sig;
+    /* the step stops and keeps what it finished (it has its own
+     * handling); it is in a process group of its own, so this is the one
+     * signal it gets */
+    if (child > 0)
+        kill((pid_t)child, sig);
+}
+
+static int parse_steps(const char *list, step_result *res, rb_err *e)
+{
+    char buf[256], *items[NSTEPS + 1];
+    const int k = parse_list("--steps", list, buf, sizeof(buf), items,
+                             NSTEPS + 1, e);
+    if (k < 0)
+        return RB_EINPUT;
+    for (int i = 0; i < k; i++) {
+        int s = 0;
+        while (s < NSTEPS && strcmp(items[i], steps[s].name) != 0)
+            s++;
+        if (s == NSTEPS)
+            return rb_fail(e, RB_EINPUT,
+                           "--steps '%s': unknown (info, ceilings, run, "
+                           "orders, sweep, network, model)",
+                           items[i]);
+        if (res[s].wanted)
+            return rb_fail(e, RB_EINPUT, "--steps: '%s' given twice",
+                           items[i]);
+        res[s].wanted = 1;
+    }
+    return RB_OK;
+}
+
+/* Where this executable is, for the children and for roofbench-mpi. */
+static int self_path(char *buf, size_t len, rb_err *e)
+{
+    const ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return rb_fail(e, RB_EINPUT, "cannot read /proc/self/exe: %s",
+                       strerror(errno));
+    buf[n] = 0;
+    return RB_OK;
+}
+
+/* Why the network step cannot run here, or NULL. */
+static const char *network_missing(const char *self)
+{
+    static char why[160];
+    char mpi[PATH_MAX + 32];
+    snprintf(mpi, sizeof(mpi), "%s", self);
+    char *slash = strrchr(mpi, '/');
+    snprintf(slash ? slash + 1 : mpi,
+             sizeof(mpi) - (size_t)(slash ? slash + 1 - mpi : 0),
+             "roofbench-mpi");
+    if (access(mpi, X_OK) != 0) {
+        snprintf(why, sizeof(why), "roofbench-mpi was not built (no MPI when "
+                                   "CMake ran: apt-get install openmpi-bin "
+                                   "libopenmpi-dev)");
+        return why;
+    }
+    const char *path = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof(dirs), "%s", path && *path ? path : "/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d;
+         d = strtok_r(NULL, ":", &save)) {
+        char p[4200];
+        snprintf(p, sizeof(p), "%s/mpirun", d);
+        if (access(p, X_OK) == 0)
+            return NULL;
+    }
+    snprintf(why, sizeof(why), "mpirun not found (apt-get install "
+                               "openmpi-bin)");
+    return why;
+}
+
+/* The step's command line: roofbench STEP [flags], its output into
+ * dir/STEP unless it prints a document (info, model). */
+static int step_argv(int s, const all_opts *o, const char *self,
+                     const char *dir, const char *ceil, char *outdir,
+                     size_t outlen, const char **argv)
+{
+    int n = 0;
+    argv[n++] = self;
+    argv[n++] = steps[s].name;
+    snprintf(outdir, outlen, "%s/%s", dir, steps[s].name);
+    switch (s) {
+    case STEP_INFO:
+        argv[n++] = "--json";
+        break;
+    case STEP_MODEL:
+        /* [B,P] x [P,M] on the host and the reference profiles, B swept
+         * to where each turns compute-bound */
+        argv[n++] = "bp,pm->bm";
+        argv[n++] = "p=4096";
+        argv[n++] = "m=4096";
+        argv[n++] = "--sweep";
+        argv[n++] = "b=1:4096";
+        argv[n++] = "--profile";
+        argv[n++] = ceil ? "host,tpu-v5e,h100-sxm,apple-m4-max"
+                         : "tpu-v5e,h100-sxm,apple-m4-max";
+        argv[n++] = "--json";
+        break;
+    default:
+        if (o->quick && s != STEP_ORDERS) /* orders has one size, n = 512 */
+            argv[n++] = "--quick";
+        if (s == STEP_CEILINGS && !o->quick)
+            argv[n++] = "--quick"; /* the full sweep alone takes 6 minutes */
+        argv[n++] = "--out";
+        argv[n++] = outdir;
+    }
+    if (ceil && s != STEP_INFO && s != STEP_CEILINGS) {
+        argv[n++] = "--ceilings";
+        argv[n++] = ceil;
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* Runs argv with stdout and stderr into two files; the exit status (or
+ * 128 + the signal). */
+static int spawn(const char *const *argv, const char *out, const char *err)
+{
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0)
+        return 2;
+    if (pid == 0) {
+        /* a group of its own: a terminal's Ctrl-C reaches this process
+         * alone, which passes it on once (a step takes a second signal as
+         * "stop at once, write nothing more"); and nothing to read */
+        setpgid(0, 0);
+        const int i = open("/dev/null", O_RDONLY);
+        const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (i < 0 || o < 0 || e < 0)
+            _exit(2);
+        dup2(i, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(argv[0], (char **)argv);
+        _exit(127);
+    }
+    child = pid;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    child = 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    strbuf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        sb_putn(&b, chunk, n);
+    fclose(f);
+    char *t = sb_take(&b);
+    return t ? t : strdup("");
+}
+
+/* A step's error: the last line of its stderr that roofbench wrote
+ * ("roofbench: ..."), else its last line (mpirun's own, say). */
+static void last_line(const char *text, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!text)
+        return;
+    const char *pick = NULL, *last = NULL;
+    size_t pick_len = 0, last_len = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        const size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > 0) {
+            last = p;
+            last_len = n;
+            if (strncmp(p, "roofbench: ", 11) == 0) {
+                pick = p;
+                pick_len = n;
+            }
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (!pick) {
+        pick = last;
+        pick_len = last_len;
+    }
+    if (!pick)
+        return;
+    char line[512];
+    snprintf(line, sizeof(line), "%.*s", (int)pick_len, pick);
+    text_escape(line, buf, len);
+}
+
+static void fmt_time(char *buf, size_t len, double s)
+{
+    snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
+}
+
+/* ---- the summary --------------------------------------------------------- */
+
+static json_t *load_doc(const char *dir, const char *step, const char *file)
+{
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/%s/%s", dir, step, file);
+    return json_load_file(path, 0, NULL);
+}
+
+/* The headline figures, from the documents the steps left (read back:
+ * what the summary says is what the folder holds). */
+static void summary(const rb_machine *m, const char *dir, const char *ceil,
+                    const step_result *res, FILE *f)
+{
+    fprintf(f, "\nsummary\n");
+    for (int s = 0; s < NSTEPS; s++) {
+        if (!res[s].wanted)
+            continue;
+        char t[16];
+        fmt_time(t, sizeof(t), res[s].seconds);
+        fprintf(f, "  %-9s %-11s %6s  %s\n", steps[s].name, res[s].status,
+                res[s].status[0] == 'n' ? "" : t, res[s].why);
+    }
+    roofline roof;
+    json_t *doc = NULL;
+    rb_err e;
+    if (ceil && roofline_load(ceil, m->host, &roof, &doc, &e) == RB_OK) {
+        for (size_t t = 0; t < roof.nteams; t++) {
+            const roof_team *team = &roof.teams[t];
+            const roof_level *dram = NULL;
+            for (size_t l = 0; l < team->nlevels; l++)
+                if (strcmp(team->levels[l].name, "DRAM") == 0)
+                    dram = &team->levels[l];
+            if (!dram)
+                continue;
+            fprintf(f, "  ridge, %d thread%s: ", team->threads,
+                    rb_plural(team->threads));
+            for (int d = 0; d < RB_NDTYPES; d++)
+                if (team->peak_gflops[d] > 0)
+                    fprintf(f, "%s%s %.3g FLOP/B (%.4g GFLOP/s over %.4g GB/s)",
+                            d ? "; " : "", rb_dtype_name((rb_dtype)d),
+                            team->peak_gflops[d] / dram->gbs,
+                            team->peak_gflops[d], dram->gbs);
+            fprintf(f, "\n");
+        }
+        json_decref(doc);
+    }
+    /* the kernels: the nearest to their roof and the farthest */
+    json_t *run = res[STEP_RUN].wanted ? load_doc(dir, "run", "results.json")
+                                       : NULL;
+    const json_t *best = NULL, *worst = NULL;
+    double bf = -1, wf = INFINITY;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(run, "rows"), i, row)
+    {
+        const json_t *fr = json_object_get(json_object_get(row, "roofline"),
+                                           "fraction_of_attainable");
+        if (!json_is_number(fr))
+            continue;
+        const double v = json_number_value(fr);
+        if (v > bf) {
+            bf = v;
+            best = row;
+        }
+        if (v < wf) {
+            wf = v;
+            worst = row;
+        }
+    }
+    const json_t *ends[2] = {best, worst};
+    for (int k = 0; k < 2 && best; k++)
+        fprintf(f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
+                k ? "farthest from" : "nearest to",
+                json_string_value(json_object_get(ends[k], "kernel")),
+                json_string_value(json_object_get(ends[k], "dtype")),
+                (long long)json_integer_value(json_object_get(ends[k], "threads")),
+                rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
+                100 * (k ? wf : bf));
+    json_decref(run);
+    /* the four orders: the sentence orders writes */
+    json_t *ord = res[STEP_ORDERS].wanted ? load_doc(dir, "orders", "orders.json")
+                                          : NULL;
+    json_array_foreach(json_object_get(ord, "sizes"), i, row)
+    {
+        const char *sum = json_string_value(json_object_get(row, "summary"));
+        if (sum)
+            fprintf(f, "  four orders, %s n=%lld: %s\n",
+                    json_string_value(json_object_get(row, "dtype")),
+                    (long long)json_integer_value(json_object_get(row, "n")),
+                    sum);
+    }
+    json_decref(ord);
+    /* the sweep: the blocked kernel's 50% knee against the ridge batch */
+    json_t *sw = res[STEP_SWEEP].wanted ? load_doc(dir, "sweep", "sweep.json")
+                                        : NULL;
+    json_array_foreach(json_object_get(sw, "curves"), i, row)
+    {
+        const char *k = json_string_value(json_object_get(row, "kernel"));
+        const json_t *kn = json_object_get(json_object_get(row, "knee50"),
+                                           "batch");
+        const json_t *rb = json_object_get(json_object_get(row, "predicted"),
+                                           "ridge_batch");
+        if (!k || strcmp(k, "matmul_blocked") != 0 || !json_is_number(kn) ||
+            !json_is_number(rb))
+            continue;
+        fprintf(f, "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
+                   "weights: B %.3g measured, %.3g predicted\n",
+                json_string_value(json_object_get(row, "dtype")),
+                (long long)json_integer_value(json_object_get(row, "threads")),
+                rb_plural(json_integer_value(json_object_get(row, "threads"))),
+                json_string_value(json_object_get(row, "weights")),
+                json_number_value(kn), json_number_value(rb));
+    }
+    json_decref(sw);
+    json_t *net = res[STEP_NETWORK].wanted ? load_doc(dir, "network",
+                                                      "network.json")
+                                           : NULL;
+    const json_t *cross =
+        json_object_get(json_object_get(net, "shard"), "crossover");
+    json_t *c;
+    json_array_foreach(cross, i, c)
+    {
+        const double meas = json_number_value(json_object_get(c, "measured_d"));
+        const double pred = json_number_value(json_object_get(c, "predicted_d"));
+        fprintf(f, "  network crossover, %s B=%lld: D %.4g measured, %.4g "
+                   "predicted\n",
+                json_string_value(json_object_get(c, "dtype")),
+                (long long)json_integer_value(json_object_get(c, "b")), meas,
+                pred);
+    }
+    json_decref(net);
+    /* the host beside the reference profiles: each one's ridge */
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/model.json", dir);
+    json_t *model = res[STEP_MODEL].wanted ? json_load_file(path, 0, NULL)
+                                           : NULL;
+    int first = 1;
+    json_array_foreach(json_object_get(model, "targets"), i, c)
+    {
+        fprintf(f, "%s%s %.3g (%s)", first ? "  ridge FLOP/B beside the "
+                                             "references: "
+                                           : ", ",
+                json_string_value(json_object_get(c, "profile")),
+                json_number_value(json_object_get(c, "ridge")),
+                json_string_value(json_object_get(c, "dtype")));
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n");
+    json_decref(model);
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+static json_t *steps_json(const step_result *res, const char *status)
+{
+    jdoc j = {0};
+    json_t *arr = json_array();
+    for (int s = 0; s < NSTEPS; s++)
+        if (res[s].wanted)
+            jd_push(&j, arr, "steps",
+                    jd_pack(&j, "{s:s, s:s, s:i, s:f, s:o}", "name",
+                            steps[s].name, "status", res[s].status, "exit",
+                            res[s].exit, "seconds", res[s].seconds, "note",
+                            jd_str(res[s].why)));
+    json_t *root = jd_pack(&j, "{s:s, s:i, s:s, s:o}", "schema", "roofbench.all",
+                           "schema_version", 1, "status", status, "steps",
+                           arr);
+    rb_err e;
+    return jd_done(&j, &root, "steps.json", &e) ? NULL : root;
+}
+
+static int all_main(const rb_machine *m, const void *opts,
+                    const flag_seen *seen, rb_err *e)
+{
+    (void)seen;
+    const all_opts *o = opts;
+    step_result res[NSTEPS];
+    memset(res, 0, sizeof(res));
+    char self[PATH_MAX];
+    if (parse_steps(o->steps, res, e) || self_path(self, sizeof(self), e))
+        return 2;
+    if (o->ceilings && access(o->ceilings, R_OK) != 0)
+        return rb_fail(e, RB_EINPUT, "--ceilings '%s': %s", o->ceilings,
+                       strerror(errno)),
+               2;
+    runfolder f;
+    char iso[32], stamp[32];
+    runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
+    /* the folder in its place from the start: the steps record where
+     * their folders are, and a step that finished stays after an
+     * interrupt; each document in it is still written whole */
+    if (runfolder_open(&f, SESSION_ROOT, o->out, m->host, stamp, e))
+        return 2;
+    if (runfolder_publish(&f, e)) {
+        runfolder_abandon(&f);
+        return 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    char ceil[4400];
+    const char *ceil_file = o->ceilings;
+    double planned = 0, done_planned = 0;
+    int wanted = 0;
+    for (int s = 0; s < NSTEPS; s++)
+        if (res[s].wanted) {
+            planned += o->quick ? steps[s].quick_s : steps[s].full_s;
+            wanted++;
+        }
+    const double t0 = timer_now();
+    int k = 0, failed = 0;
+    for (int s = 0; s < NSTEPS; s++) {
+        step_result *r = &res[s];
+        if (!r->wanted)
+            continue;
+        k++;
+        r->status = "not run";
+        if (stop_signal)
+            continue;
+        const char *miss = s == STEP_NETWORK ? network_missing(self) : NULL;
+        if (s == STEP_CEILINGS && o->ceilings)
+            miss = "--ceilings given";
+        if (miss) {
+            r->status = "skipped";
+            snprintf(r->why, sizeof(r->why), "%s", miss);
+            progress_say("all: step %d of %d, %s: skipped: %s", k, wanted,
+                         steps[s].name, miss);
+            continue;
+        }
+        /* the estimate: the plan's seconds, scaled by how the finished
+         * steps went against theirs */
+        const double el = timer_now() - t0;
+        const double left = (planned - done_planned) *
+                            (done_planned > 0 ? el / done_planned : 1.0);
+        char te[16], tl[16];
+        fmt_time(te, sizeof(te), el);
+        fmt_time(tl, sizeof(tl), left);
+        progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
+                     k, wanted, steps[s].name, steps[s].what, te, tl);
+        const char *argv[32];
+        char outdir[4400], outf[4500], errf[4500];
+        step_argv(s, o, self, f.tmp, ceil_file, outdir, sizeof(outdir), argv);
+        /* the step's output beside the folder until it is kept in it */
+        snprintf(outf, sizeof(outf), "%s/.%s.out", f.tmp, steps[s].name);
+        snprintf(errf, sizeof(errf), "%s/.%s.err", f.tmp, steps[s].name);
+        const double s0 = timer_now();
+        r->exit = spawn(argv, outf, errf);
+        r->seconds = timer_now() - s0;
+        done_planned += o->quick ? steps[s].quick_s : steps[s].full_s;
+        char *out = slurp(outf), *err = slurp(errf);
+        unlink(outf);
+        unlink(errf);
+        r->status = r->exit == 0 ? "ok"
+                    : (r->exit == 130 || r->exit == 143) ? "interrupted"
+                                                         : "failed";
+        if (r->exit)
+            last_line(err, r->why, sizeof(r->why));
+        else if (s == STEP_CEILINGS || s == STEP_RUN || s == STEP_ORDERS ||
+                 s == STEP_SWEEP || s == STEP_NETWORK)
+            snprintf(r->why, sizeof(r->why), "%s/", steps[s].name);
+        failed |= r->exit != 0 && !(r->exit == 130 || r->exit == 143);
+        char name[64];
+        int wrc = RB_OK;
+        if (s == STEP_INFO || s == STEP_MODEL) {
+            snprintf(name, sizeof(name), "%s.json", steps[s].name);
+            if (out && out[0])
+                wrc = runfolder_write(&f, name, out, strlen(out), e);
+        } else {
+            snprintf(name, sizeof(name), "%s.txt", steps[s].name);
+            if (out && out[0])
+                wrc = runfolder_write(&f, name, out, strlen(out), e);
+        }
+        snprintf(name, sizeof(name), "%s.log", steps[s].name);
+        if (!wrc && err && err[0])
+            wrc = runfolder_write(&f, name, err, strlen(err), e);
+        free(out);
+        free(err);
+        if (wrc)
+            return 2;
+        progress_say("all: step %d of %d, %s: %s%s%s", k, wanted,
+                     steps[s].name, r->status, r->why[0] ? ": " : "",
+                     r->why);
+        if (s == STEP_CEILINGS && r->exit == 0) {
+            snprintf(ceil, sizeof(ceil), "%.4370s/ceilings.json", outdir);
+            ceil_file = ceil;
+        }
+    }
+    const char *status = stop_signal ? "interrupted" : "complete";
+    json_t *doc = steps_json(res, status);
+    char *text = doc ? jd_dump(doc, 6) : NULL;
+    json_decref(doc);
+    int rc = text ? runfolder_write(&f, "steps.json", text, strlen(text), e)
+                  : rb_fail(e, RB_EINPUT, "steps.json: cannot be built");
+    free(text);
+    if (rc)
+        return 2;
+    /* the summary reads the steps' documents where they now are */
+    char ceil_final[4400];
+    const char *cf = o->ceilings;
+    if (!o->ceilings && res[STEP_CEILINGS].exit == 0 &&
+        res[STEP_CEILINGS].wanted &&
+        strcmp(res[STEP_CEILINGS].status, "ok") == 0) {
+        snprintf(ceil_final, sizeof(ceil_final), "%s/ceilings/ceilings.json",
+                 f.final);
+        cf = ceil_final;
+    }
+    summary(m, f.final, cf, res, stdout);
+    printf("\nresults: %s\n", f.shown);
+    if (stop_signal)
+        return 128 + stop_signal;
+    if (failed)
+        return rb_fail(e, RB_EMEASURE, "a step failed (see steps.json and "
+                                       "its STEP.log)"),
+               1;
+    return 0;
+}
+
+const cmd_spec cmd_all = {&all_table, sizeof(all_opts), all_main, NULL};

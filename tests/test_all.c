@@ -1,0 +1,140 @@
+/* roofbench all: bad input refused before any step (exit 2, one line,
+ * nothing written); a short job of real steps on a small roofline, its
+ * folders, steps.json and summary read back; a step that fails is
+ * reported while the others run; an existing folder is never reused. */
+#include "cli.h"
+
+typedef struct {
+    const char *args[8];
+    const char *message;
+} bad_case;
+
+static const bad_case bad[] = {
+    {{"all", "--steps", "info,bogus"}, "--steps 'bogus': unknown"},
+    {{"all", "--steps", "info,info"}, "'info' given twice"},
+    {{"all", "--steps", ""}, "--steps"},
+    {{"all", "--ceilings", "/nonexistent/ceilings.json"},
+     "--ceilings '/nonexistent/ceilings.json'"},
+    {{"all", "--out", "/dev/null/x"}, "/dev/null"},
+    {{"all", "extra"}, "unexpected argument 'extra'"},
+};
+
+static const char *step_status(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s)
+    {
+        const char *n = json_string_value(json_object_get(s, "name"));
+        if (n && strcmp(n, name) == 0)
+            return json_string_value(json_object_get(s, "status"));
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const int rc = cli_setup(argc, argv, "test_all");
+    if (rc)
+        return rc;
+    result r;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        run(workdir, bad[i].args, &r);
+        CHECK_INT(r.status, 2);
+        CHECK_STR_HAS(r.err, bad[i].message);
+        CHECK_INT(count_lines(r.err), 1);
+    }
+    CHECK_INT(count_entries(workdir), 0);
+
+    /* a small roofline of this host, then three real steps on it */
+    char ceildir[600], ceil[700], out[600];
+    snprintf(ceildir, sizeof(ceildir), "%s/ceil", workdir);
+    snprintf(ceil, sizeof(ceil), "%s/ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/job", workdir);
+    /* read only, 1 thread, to past the caches (model needs a DRAM
+     * plateau) */
+    const char *cargs[] = {"ceilings", "--quick", "--kernel", "read",
+                           "--size",   "4K:4G",   "--gemm-n", "0",
+                           "--threads", "1",      "--out",    ceildir,
+                           NULL};
+    run(workdir, cargs, &r);
+    CHECK_INT(r.status, 0);
+    const char *args[] = {"all",        "--quick", "--steps", "model,info,run",
+                          "--ceilings", ceil,      "--out",   out,
+                          NULL};
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    if (r.status)
+        fprintf(stderr, "all: %s\n%s\n", r.err, r.out);
+    /* one line per step where stderr is not a terminal, in the steps'
+     * order whatever the list's */
+    CHECK_INT(count_lines(r.err), 3);
+    CHECK(strstr(r.err, "step 1 of 3, info: ok") != NULL);
+    CHECK(strstr(r.err, "step 3 of 3, model: ok") != NULL);
+    CHECK_STR_HAS(r.out, "summary");
+    CHECK_STR_HAS(r.out, "ridge, 1 thread: f32");
+    CHECK_STR_HAS(r.out, "nearest to its roof:");
+    CHECK_STR_HAS(r.out, "ridge FLOP/B beside the references: host");
+    char path[800];
+    snprintf(path, sizeof(path), "%s/steps.json", out);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "schema", NULL), "roofbench.all");
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
+    CHECK_STR_HAS(step_status(doc, "info"), "ok");
+    CHECK_STR_HAS(step_status(doc, "run"), "ok");
+    CHECK_STR_HAS(step_status(doc, "model"), "ok");
+    CHECK(step_status(doc, "ceilings") == NULL);
+    json_decref(doc);
+    static const char *const files[] = {"info.json", "model.json", "run.txt",
+                                        "run/results.json",
+                                        "run/results.csv"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+        snprintf(path, sizeof(path), "%s/%s", out, files[i]);
+        CHECK(exists(path));
+    }
+    /* the run step records where its folder is: its final place */
+    snprintf(path, sizeof(path), "%s/run/results.json", out);
+    doc = load_json(path);
+    char want[700];
+    snprintf(want, sizeof(want), "%s/run", out);
+    CHECK_STR_HAS(jstr(doc, "context", "run_folder"), want);
+    json_decref(doc);
+
+    /* the same folder again: refused, nothing replaced */
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_INT(count_lines(r.err), 1);
+
+    /* a step that fails is reported and the others still run, exit 1:
+     * sweep on a roofline of one thread, when it sweeps 1 and 2 */
+    char c1dir[600], c1[700], out2[600];
+    snprintf(c1dir, sizeof(c1dir), "%s/ceil1", workdir);
+    snprintf(c1, sizeof(c1), "%s/ceilings.json", c1dir);
+    snprintf(out2, sizeof(out2), "%s/job2", workdir);
+    const char *c1args[] = {"ceilings", "--quick",   "--kernel", "read",
+                            "--size",   "4K:256K",   "--gemm-n", "0",
+                            "--threads", "1",        "--out",    c1dir,
+                            NULL};
+    run(workdir, c1args, &r);
+    CHECK_INT(r.status, 0);
+    const char *fargs[] = {"all",        "--quick", "--steps", "sweep,info",
+                           "--ceilings", c1,        "--out",   out2,
+                           NULL};
+    run(workdir, fargs, &r);
+    CHECK_INT(r.status, 1);
+    CHECK_STR_HAS(r.err, "a step failed");
+    snprintf(path, sizeof(path), "%s/steps.json", out2);
+    doc = load_json(path);
+    CHECK_STR_HAS(step_status(doc, "info"), "ok");
+    CHECK_STR_HAS(step_status(doc, "sweep"), "failed");
+    json_decref(doc);
+    CHECK_STR_HAS(r.out, "sweep     failed");
+    snprintf(path, sizeof(path), "%s/sweep.log", out2);
+    CHECK(exists(path));
+
+    const int st = check_status("test_all");
+    if (!st)
+        remove_tree(workdir);
+    return st;
+}
