@@ -16,6 +16,7 @@ static const bad_case bad[] = {
     {{"all", "--ceilings", "/nonexistent/ceilings.json"},
      "--ceilings '/nonexistent/ceilings.json'"},
     {{"all", "--out", "/dev/null/x"}, "/dev/null"},
+    {{"all", "--ceilings", "/etc/hostname"}, "--ceilings '/etc/hostname'"},
     {{"all", "extra"}, "unexpected argument 'extra'"},
 };
 

@@ -492,10 +492,14 @@ static int all_main(const rb_machine *m, const void *opts,
     char self[PATH_MAX];
     if (parse_steps(o->steps, res, e) || self_path(self, sizeof(self), e))
         return 2;
-    if (o->ceilings && access(o->ceilings, R_OK) != 0)
-        return rb_fail(e, RB_EINPUT, "--ceilings '%s': %s", o->ceilings,
-                       strerror(errno)),
-               2;
+    if (o->ceilings) { /* checked once, before any step */
+        roofline roof;
+        json_t *cdoc = NULL;
+        const int crc = roofline_load(o->ceilings, m->host, &roof, &cdoc, e);
+        json_decref(cdoc);
+        if (crc)
+            return 2;
+    }
     runfolder f;
     char iso[32], stamp[32];
     runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
