@@ -482,6 +482,47 @@ static json_t *steps_json(const step_result *res, const char *status)
     return jd_done(&j, &root, "steps.json", &e) ? NULL : root;
 }
 
+/* One step: started, its output kept in the folder (STEP.txt or its
+ * document, STEP.log), its status in r. Returns RB_OK, or an error
+ * writing the folder. */
+static int run_step(int s, const all_opts *o, const char *self, runfolder *f,
+                    const char *ceil_file, step_result *r, char *outdir,
+                    size_t outlen, rb_err *e)
+{
+    const char *argv[32];
+    char outf[4500], errf[4500];
+    step_argv(s, o, self, f->tmp, ceil_file, outdir, outlen, argv);
+    /* the step's output beside the folder until it is kept in it */
+    snprintf(outf, sizeof(outf), "%s/.%s.out", f->tmp, steps[s].name);
+    snprintf(errf, sizeof(errf), "%s/.%s.err", f->tmp, steps[s].name);
+    const double s0 = timer_now();
+    r->exit = spawn(argv, outf, errf);
+    r->seconds = timer_now() - s0;
+    char *out = slurp(outf), *err = slurp(errf);
+    unlink(outf);
+    unlink(errf);
+    r->status = r->exit == 0                         ? "ok"
+                : (r->exit == 130 || r->exit == 143) ? "interrupted"
+                                                     : "failed";
+    if (r->exit)
+        last_line(err, r->why, sizeof(r->why));
+    else if (s == STEP_CEILINGS || s == STEP_RUN || s == STEP_ORDERS ||
+             s == STEP_SWEEP || s == STEP_NETWORK)
+        snprintf(r->why, sizeof(r->why), "%s/", steps[s].name);
+    char name[64];
+    int wrc = RB_OK;
+    snprintf(name, sizeof(name), "%s.%s", steps[s].name,
+             s == STEP_INFO || s == STEP_MODEL ? "json" : "txt");
+    if (out && out[0])
+        wrc = runfolder_write(f, name, out, strlen(out), e);
+    snprintf(name, sizeof(name), "%s.log", steps[s].name);
+    if (!wrc && err && err[0])
+        wrc = runfolder_write(f, name, err, strlen(err), e);
+    free(out);
+    free(err);
+    return wrc;
+}
+
 static int all_main(const rb_machine *m, const void *opts,
                     const flag_seen *seen, rb_err *e)
 {
@@ -556,46 +597,11 @@ static int all_main(const rb_machine *m, const void *opts,
         fmt_time(tl, sizeof(tl), left);
         progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
                      k, wanted, steps[s].name, steps[s].what, te, tl);
-        const char *argv[32];
-        char outdir[4400], outf[4500], errf[4500];
-        step_argv(s, o, self, f.tmp, ceil_file, outdir, sizeof(outdir), argv);
-        /* the step's output beside the folder until it is kept in it */
-        snprintf(outf, sizeof(outf), "%s/.%s.out", f.tmp, steps[s].name);
-        snprintf(errf, sizeof(errf), "%s/.%s.err", f.tmp, steps[s].name);
-        const double s0 = timer_now();
-        r->exit = spawn(argv, outf, errf);
-        r->seconds = timer_now() - s0;
-        done_planned += o->quick ? steps[s].quick_s : steps[s].full_s;
-        char *out = slurp(outf), *err = slurp(errf);
-        unlink(outf);
-        unlink(errf);
-        r->status = r->exit == 0 ? "ok"
-                    : (r->exit == 130 || r->exit == 143) ? "interrupted"
-                                                         : "failed";
-        if (r->exit)
-            last_line(err, r->why, sizeof(r->why));
-        else if (s == STEP_CEILINGS || s == STEP_RUN || s == STEP_ORDERS ||
-                 s == STEP_SWEEP || s == STEP_NETWORK)
-            snprintf(r->why, sizeof(r->why), "%s/", steps[s].name);
-        failed |= r->exit != 0 && !(r->exit == 130 || r->exit == 143);
-        char name[64];
-        int wrc = RB_OK;
-        if (s == STEP_INFO || s == STEP_MODEL) {
-            snprintf(name, sizeof(name), "%s.json", steps[s].name);
-            if (out && out[0])
-                wrc = runfolder_write(&f, name, out, strlen(out), e);
-        } else {
-            snprintf(name, sizeof(name), "%s.txt", steps[s].name);
-            if (out && out[0])
-                wrc = runfolder_write(&f, name, out, strlen(out), e);
-        }
-        snprintf(name, sizeof(name), "%s.log", steps[s].name);
-        if (!wrc && err && err[0])
-            wrc = runfolder_write(&f, name, err, strlen(err), e);
-        free(out);
-        free(err);
-        if (wrc)
+        char outdir[4400];
+        if (run_step(s, o, self, &f, ceil_file, r, outdir, sizeof(outdir), e))
             return 2;
+        done_planned += o->quick ? steps[s].quick_s : steps[s].full_s;
+        failed |= r->exit != 0 && !(r->exit == 130 || r->exit == 143);
         progress_say("all: step %d of %d, %s: %s%s%s", k, wanted,
                      steps[s].name, r->status, r->why[0] ? ": " : "",
                      r->why);
