@@ -87,13 +87,25 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(step_status(doc, "model"), "ok");
     CHECK(step_status(doc, "ceilings") == NULL);
     json_decref(doc);
-    static const char *const files[] = {"info.json", "model.json", "run.txt",
-                                        "run/results.json",
-                                        "run/results.csv"};
+    static const char *const files[] = {
+        "info.json",           "model.json",          "run.txt",
+        "run/results.json",    "run/results.csv",     "roofline-roofs.dat",
+        "roofline-points.csv", "roofline-labels.csv", "plot-roofline.gp"};
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", out, files[i]);
         CHECK(exists(path));
     }
+    /* the roofline chart, where gnuplot is installed */
+    if (access("/usr/bin/gnuplot", X_OK) == 0) {
+        CHECK_STR_HAS(r.out, "roofline chart: ");
+        snprintf(path, sizeof(path), "%s/roofline.png", out);
+        CHECK(exists(path));
+    }
+    /* every verified row is a point: 14 kernels x 2 dtypes x 2 teams */
+    snprintf(path, sizeof(path), "%s/roofline-points.csv", out);
+    char pts[65536];
+    slurp(path, pts, sizeof(pts));
+    CHECK(count_lines(pts) > 20);
     /* the run step records where its folder is: its final place */
     snprintf(path, sizeof(path), "%s/run/results.json", out);
     doc = load_json(path);

@@ -25,6 +25,7 @@
 #include "jdoc.h"
 #include "parse.h"
 #include "progress.h"
+#include "report_roofline.h"
 #include "roofline.h"
 #include "runfolder.h"
 #include "session.h"
@@ -610,6 +611,26 @@ static int all_main(const rb_machine *m, const void *opts,
             ceil_file = ceil;
         }
     }
+    /* the host roofline with every kernel on it, from the documents */
+    char chart_why[512] = "";
+    if (ceil_file && res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
+        !stop_signal) {
+        char rpath[4500];
+        snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", f.tmp);
+        json_t *cd = json_load_file(ceil_file, 0, NULL),
+               *rd = json_load_file(rpath, 0, NULL);
+        int crc = cd && rd ? report_roofline_chart(&f, cd, rd, chart_why,
+                                                   sizeof(chart_why), e)
+                           : (snprintf(chart_why, sizeof(chart_why),
+                                       "the documents could not be read"),
+                              RB_OK);
+        json_decref(cd);
+        json_decref(rd);
+        if (crc)
+            return 2;
+    } else
+        snprintf(chart_why, sizeof(chart_why),
+                 "it needs the ceilings and run steps");
     const char *status = stop_signal ? "interrupted" : "complete";
     json_t *doc = steps_json(res, status);
     char *text = doc ? jd_dump(doc, 6) : NULL;
@@ -630,7 +651,11 @@ static int all_main(const rb_machine *m, const void *opts,
         cf = ceil_final;
     }
     summary(m, f.final, cf, res, stdout);
-    printf("\nresults: %s\n", f.shown);
+    if (chart_why[0])
+        printf("\nroofline chart: skipped: %s\n", chart_why);
+    else
+        printf("\nroofline chart: %s/roofline.png and .svg\n", f.shown);
+    printf("results: %s\n", f.shown);
     if (stop_signal)
         return 128 + stop_signal;
     if (failed)

@@ -36,6 +36,8 @@ const char *const runfolder_names[] = {
     "steps.json", "info.json", "model.json", "ceilings.txt", "run.txt",
     "orders.txt", "sweep.txt", "network.txt", "info.log", "ceilings.log",
     "run.log", "orders.log", "sweep.log", "network.log", "model.log",
+    "roofline-roofs.dat", "roofline-labels.csv", "roofline-points.csv",
+    "plot-roofline.gp", "roofline.png", "roofline.svg",
     /* gnuplot's log, cachegrind's output while a form is simulated */
     "plot.log", "cachegrind.*", NULL};
 

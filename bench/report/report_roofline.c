@@ -1,0 +1,178 @@
+#include "report_roofline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "plot.h"
+#include "text.h"
+
+/* The x range every panel shares: FLOP per byte. */
+#define X_LO 1e-2
+#define X_HI 1e3
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* One segment (a block of its own, so that gnuplot does not join it to
+ * the next one). */
+static void segment(strbuf *b, const char *kind, const char *dt, long long th,
+                    const char *name, double x0, double y0, double x1,
+                    double y1)
+{
+    for (int i = 0; i < 2; i++)
+        sb_printf(b, "%s,%s,%lld,%s,%.6g,%.6g\n", kind, dt, th, name,
+                  i ? x1 : x0, i ? y1 : y0);
+    sb_printf(b, "\n\n");
+}
+
+static void label(csv *c, const char *kind, const char *dt, long long th,
+                  double x, double y, const char *text)
+{
+    csv_str(c, kind);
+    csv_str(c, dt);
+    csv_int(c, (unsigned long long)th);
+    csv_num(c, "%.6g", x);
+    csv_num(c, "%.6g", y);
+    csv_str(c, text);
+    csv_end(c);
+}
+
+/* The roofs of each team of the ceilings document. */
+static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
+{
+    size_t i, j;
+    json_t *team, *p;
+    json_array_foreach(json_object_get(ceil, "roofline"), i, team)
+    {
+        const long long th = json_integer_value(json_object_get(team, "threads"));
+        const json_t *peaks = json_object_get(team, "peak_gflops");
+        const char *dts[2] = {"f32", "f64"};
+        for (int d = 0; d < 2; d++) {
+            const double top = num(peaks, dts[d]);
+            if (!(top > 0))
+                continue;
+            /* each vector width's peak of this team */
+            json_array_foreach(json_object_get(ceil, "peak"), j, p)
+            {
+                if (strcmp(str(p, "dtype"), dts[d]) != 0 ||
+                    json_integer_value(json_object_get(p, "threads")) != th)
+                    continue;
+                const double g = num(p, "gflops");
+                if (!(g > 0))
+                    continue;
+                segment(seg, "compute", dts[d], th, str(p, "variant"), X_LO, g,
+                        X_HI, g);
+                char t[96];
+                snprintf(t, sizeof(t), "%.40s %.4g", str(p, "variant"), g);
+                label(lab, "compute", dts[d], th, X_HI * 0.9, g * 1.08, t);
+            }
+            const double gemm =
+                num(json_object_get(team, "gemm_gflops"), dts[d]);
+            if (gemm > 0) {
+                segment(seg, "gemm", dts[d], th, "OpenBLAS GEMM", X_LO, gemm,
+                        X_HI, gemm);
+                char t[64];
+                snprintf(t, sizeof(t), "OpenBLAS GEMM %.4g", gemm);
+                /* at the left end, away from the widths' labels */
+                label(lab, "gemm", dts[d], th, X_LO * 1.3, gemm * 1.08, t);
+            }
+            /* each level's diagonal up to the top peak */
+            int level = 0;
+            json_array_foreach(json_object_get(team, "levels"), j, p)
+            {
+                const double bw = num(p, "gbs");
+                if (!(bw > 0))
+                    continue;
+                const double ridge = top / bw;
+                const double x0 = fmax(X_LO, 1e-3 * ridge);
+                segment(seg, "memory", dts[d], th, str(p, "name"), x0, x0 * bw,
+                        ridge, top);
+                char t[64];
+                snprintf(t, sizeof(t), "%.15s %.4g GB/s", str(p, "name"), bw);
+                /* above its diagonal (no kernel lives above a roof),
+                 * ending at it, each level at its own height (a third of a
+                 * decade lower than the one before) */
+                const double yl = top * pow(10.0, -0.5 - 0.35 * level++);
+                label(lab, "memory", dts[d], th, yl / bw / 1.25, yl, t);
+            }
+        }
+    }
+}
+
+/* Every verified row of the results with a positive rate. */
+static size_t points(const json_t *res, csv *c)
+{
+    size_t i, n = 0;
+    json_t *row;
+    json_array_foreach(json_object_get(res, "rows"), i, row)
+    {
+        const double in = num(row, "intensity");
+        const double g = num(json_object_get(row, "gflop_per_s"), "best");
+        const json_t *ok = json_object_get(json_object_get(row, "verify"),
+                                           "passed");
+        if (!(in > 0) || !(g > 0) || !json_is_true(ok))
+            continue;
+        csv_str(c, str(row, "dtype"));
+        csv_int(c, (unsigned long long)json_integer_value(
+                       json_object_get(row, "threads")));
+        csv_str(c, str(row, "kernel"));
+        csv_num(c, "%.6g", in);
+        csv_num(c, "%.6g", g);
+        csv_end(c);
+        n++;
+    }
+    return n;
+}
+
+int report_roofline_chart(runfolder *f, const json_t *ceilings,
+                          const json_t *results, char *why, size_t whylen,
+                          rb_err *e)
+{
+    strbuf seg = {0};
+    sb_printf(&seg, "# kind,dtype,threads,name,intensity,gflops: one "
+                    "segment a block\n");
+    csv lab = {0}, pts = {0};
+    csv_header(&lab, "kind,dtype,threads,intensity,gflops,text");
+    csv_header(&pts, "dtype,threads,kernel,intensity,gflops");
+    roofs(ceilings, &seg, &lab);
+    const size_t n = points(results, &pts);
+    int rc = runfolder_write_text(f, "roofline-roofs.dat", sb_take(&seg), e);
+    if (!rc)
+        rc = runfolder_write_text(f, "roofline-labels.csv", sb_take(&lab.sb),
+                                  e);
+    else
+        sb_free(&lab.sb);
+    if (!rc)
+        rc = runfolder_write_text(f, "roofline-points.csv", sb_take(&pts.sb),
+                                  e);
+    else
+        sb_free(&pts.sb);
+    if (rc)
+        return rc;
+    if (!n) {
+        snprintf(why, whylen, "no verified kernel row to draw");
+        return RB_OK;
+    }
+    static const char *const outputs[] = {"roofline.png", "roofline.svg",
+                                          NULL};
+    int made = 0;
+    rb_err pe;
+    if (plot_run(f, "plot-roofline.gp", rb_plot_roofline_gp, outputs, &made,
+                 why, whylen, &pe) != RB_OK)
+        snprintf(why, whylen, "%s", pe.msg);
+    else if (made)
+        why[0] = '\0';
+    return RB_OK;
+}

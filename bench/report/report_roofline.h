@@ -1,0 +1,25 @@
+/* The host roofline with the kernels on it, the figure every roofline
+ * tool draws: per dtype and thread count, log-log, GFLOP/s against
+ * FLOP per byte; each measured compute roof (scalar and every vector
+ * width) and OpenBLAS's GEMM as the achievable one; each memory level's
+ * bandwidth as a diagonal up to where it meets the peak; every kernel of
+ * a run at its analytic intensity and measured rate. Read from a
+ * ceilings document and a results document; written as roofline-roofs.dat
+ * (one segment a block), roofline-labels.csv, roofline-points.csv,
+ * plot-roofline.gp and the chart (roofline.png, roofline.svg). */
+#ifndef ROOFBENCH_REPORT_ROOFLINE_H
+#define ROOFBENCH_REPORT_ROOFLINE_H
+
+#include <jansson.h>
+
+#include "error.h"
+#include "runfolder.h"
+
+/* The data files and the chart into f. A chart that cannot be drawn
+ * (gnuplot missing, no rows with a roof) leaves its reason in why and
+ * returns RB_OK; RB_EINPUT when a file cannot be written. */
+int report_roofline_chart(runfolder *f, const json_t *ceilings,
+                          const json_t *results, char *why, size_t whylen,
+                          rb_err *e);
+
+#endif
