@@ -85,8 +85,16 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
                         X_HI, gemm);
                 char t[64];
                 snprintf(t, sizeof(t), "OpenBLAS GEMM %.4g", gemm);
-                /* at the left end, away from the widths' labels */
-                label(lab, "gemm", dts[d], th, X_LO * 1.3, gemm * 1.08, t);
+                /* right of every diagonal at its height (the slowest
+                 * level reaches it at gemm / bw), away from the widths'
+                 * labels at the right end and the levels' at the left */
+                double slow = INFINITY;
+                json_array_foreach(json_object_get(team, "levels"), j, p)
+                    if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
+                        slow = num(p, "gbs");
+                const double xg =
+                    isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
+                label(lab, "gemm", dts[d], th, xg, gemm * 1.1, t);
             }
             /* each level's diagonal up to the top peak */
             int level = 0;
