@@ -101,6 +101,35 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/roofline.png", out);
         CHECK(exists(path));
     }
+    /* the report: markdown and a self-contained page (no script, style or
+     * font fetched from anywhere; the charts inline; the record as JSON) */
+    snprintf(path, sizeof(path), "%s/report.md", out);
+    CHECK(exists(path));
+    snprintf(path, sizeof(path), "%s/report.html", out);
+    static char page[4 << 20];
+    slurp(path, page, sizeof(page));
+    CHECK_STR_HAS(page, "<!DOCTYPE html>");
+    CHECK_STR_HAS(page, "The host roofline, every kernel on it");
+    CHECK_STR_HAS(page, "On this machine:");
+    CHECK_STR_HAS(page, "<script type=\"application/json\" id=\"steps\">");
+    CHECK(strstr(page, "<script src") == NULL);
+    CHECK(strstr(page, "<link") == NULL);
+    CHECK(strstr(page, "@import") == NULL);
+    CHECK(strstr(page, "src=\"http") == NULL);
+    CHECK(strstr(page, "href=\"http") == NULL);
+    if (access("/usr/bin/gnuplot", X_OK) == 0)
+        CHECK(strstr(page, "<svg") != NULL);
+    /* the embedded record parses as the steps.json beside it */
+    const char *js = strstr(page, "id=\"steps\">");
+    const char *je = js ? strstr(js, "</script>") : NULL;
+    if (js && je) {
+        js += strlen("id=\"steps\">");
+        json_t *emb = json_loadb(js, (size_t)(je - js), 0, NULL);
+        CHECK(emb != NULL);
+        CHECK_STR_HAS(jstr(emb, "schema", NULL), "roofbench.all");
+        json_decref(emb);
+    } else
+        CHECK(js && je);
     /* every verified row is a point: 14 kernels x 2 dtypes x 2 teams */
     snprintf(path, sizeof(path), "%s/roofline-points.csv", out);
     char pts[65536];

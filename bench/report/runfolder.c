@@ -37,7 +37,8 @@ const char *const runfolder_names[] = {
     "orders.txt", "sweep.txt", "network.txt", "info.log", "ceilings.log",
     "run.log", "orders.log", "sweep.log", "network.log", "model.log",
     "roofline-roofs.dat", "roofline-labels.csv", "roofline-points.csv",
-    "plot-roofline.gp", "roofline.png", "roofline.svg",
+    "plot-roofline.gp", "roofline.png", "roofline.svg", "report.md",
+    "report.html",
     /* gnuplot's log, cachegrind's output while a form is simulated */
     "plot.log", "cachegrind.*", NULL};
 
