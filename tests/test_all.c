@@ -20,6 +20,40 @@ static const bad_case bad[] = {
     {{"all", "extra"}, "unexpected argument 'extra'"},
 };
 
+/* The page as headless Chromium builds it (its DOM after loading, with
+ * every host name unresolvable: nothing may come from the network), into
+ * buf; 0 when Chromium is not installed. */
+static int chromium_dom(const char *page, char *buf, size_t len)
+{
+    static const char *const exe[] = {"/usr/bin/chromium",
+                                      "/usr/bin/chromium-browser"};
+    const char *chrome = NULL;
+    for (size_t i = 0; i < 2 && !chrome; i++)
+        if (access(exe[i], X_OK) == 0)
+            chrome = exe[i];
+    if (!chrome)
+        return 0;
+    char url[900], out[600];
+    snprintf(url, sizeof(url), "file://%s", page);
+    snprintf(out, sizeof(out), "%s/.dom", workdir);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int n = open("/dev/null", O_WRONLY);
+        dup2(o, 1);
+        dup2(n, 2);
+        execl(chrome, chrome, "--headless=new", "--no-sandbox",
+              "--disable-gpu", "--disable-dev-shm-usage",
+              "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom", url,
+              (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    slurp(out, buf, len);
+    return 1;
+}
+
 static const char *step_status(json_t *doc, const char *name)
 {
     size_t i;
@@ -130,6 +164,17 @@ int main(int argc, char **argv)
         json_decref(emb);
     } else
         CHECK(js && je);
+    /* the page in a browser: it loads from the file alone and its charts
+     * are there */
+    static char dom[4 << 20];
+    if (chromium_dom(path, dom, sizeof(dom))) {
+        CHECK_STR_HAS(dom, "<h1>roofbench: the roofline of");
+        if (access("/usr/bin/gnuplot", X_OK) == 0)
+            CHECK_STR_HAS(dom, "<svg");
+        CHECK_STR_HAS(dom, "On this machine:");
+    } else
+        printf("test_all: chromium not installed: the page was not loaded "
+               "in a browser (apt-get install chromium)\n");
     /* every verified row is a point: 14 kernels x 2 dtypes x 2 teams */
     snprintf(path, sizeof(path), "%s/roofline-points.csv", out);
     char pts[65536];
