@@ -42,8 +42,8 @@ static int chromium_dom(const char *page, char *buf, size_t len)
         const int n = open("/dev/null", O_WRONLY);
         dup2(o, 1);
         dup2(n, 2);
-        execl(chrome, chrome, "--headless=new", "--no-sandbox",
-              "--disable-gpu", "--disable-dev-shm-usage",
+        execl(chrome, chrome, "--headless=new", "--no-sandbox", "--disable-gpu",
+              "--disable-dev-shm-usage",
               "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom", url,
               (char *)NULL);
         _exit(127);
@@ -88,9 +88,9 @@ int main(int argc, char **argv)
     snprintf(out, sizeof(out), "%s/job", workdir);
     /* read only, 1 thread, to past the caches (model needs a DRAM
      * plateau) */
-    const char *cargs[] = {"ceilings", "--quick", "--kernel", "read",
-                           "--size",   "4K:4G",   "--gemm-n", "0",
-                           "--threads", "1",      "--out",    ceildir,
+    const char *cargs[] = {"ceilings",  "--quick", "--kernel", "read",
+                           "--size",    "4K:4G",   "--gemm-n", "0",
+                           "--threads", "1",       "--out",    ceildir,
                            NULL};
     run(workdir, cargs, &r);
     CHECK_INT(r.status, 0);
@@ -134,7 +134,15 @@ int main(int argc, char **argv)
         CHECK_STR_HAS(r.out, "roofline chart: ");
         snprintf(path, sizeof(path), "%s/roofline.png", out);
         CHECK(exists(path));
+        /* the host beside the reference chips, from the model step */
+        snprintf(path, sizeof(path), "%s/reference.png", out);
+        CHECK(exists(path));
     }
+    snprintf(path, sizeof(path), "%s/reference-ridges.csv", out);
+    char ridges[8192];
+    slurp(path, ridges, sizeof(ridges));
+    CHECK_STR_HAS(ridges, "tpu-v5e/bf16");
+    CHECK_STR_HAS(ridges, "host/");
     /* the report: markdown and a self-contained page (no script, style or
      * font fetched from anywhere; the charts inline; the record as JSON) */
     snprintf(path, sizeof(path), "%s/report.md", out);
@@ -199,15 +207,15 @@ int main(int argc, char **argv)
     snprintf(c1dir, sizeof(c1dir), "%s/ceil1", workdir);
     snprintf(c1, sizeof(c1), "%s/ceilings.json", c1dir);
     snprintf(out2, sizeof(out2), "%s/job2", workdir);
-    const char *c1args[] = {"ceilings", "--quick",   "--kernel", "read",
-                            "--size",   "4K:256K",   "--gemm-n", "0",
-                            "--threads", "1",        "--out",    c1dir,
+    const char *c1args[] = {"ceilings",  "--quick", "--kernel", "read",
+                            "--size",    "4K:256K", "--gemm-n", "0",
+                            "--threads", "1",       "--out",    c1dir,
                             NULL};
     run(workdir, c1args, &r);
     CHECK_INT(r.status, 0);
-    const char *fargs[] = {"all",        "--quick", "--steps", "sweep,info",
-                           "--ceilings", c1,        "--out",   out2,
-                           NULL};
+    const char *fargs[] = {"all",        "--quick",    "--steps",
+                           "sweep,info", "--ceilings", c1,
+                           "--out",      out2,         NULL};
     run(workdir, fargs, &r);
     CHECK_INT(r.status, 1);
     CHECK_STR_HAS(r.err, "a step failed");

@@ -79,8 +79,16 @@ static const flag_table all_table = {
 
 /* ---- the steps ----------------------------------------------------------- */
 
-enum { STEP_INFO, STEP_CEILINGS, STEP_RUN, STEP_ORDERS, STEP_SWEEP,
-       STEP_NETWORK, STEP_MODEL, NSTEPS };
+enum {
+    STEP_INFO,
+    STEP_CEILINGS,
+    STEP_RUN,
+    STEP_ORDERS,
+    STEP_SWEEP,
+    STEP_NETWORK,
+    STEP_MODEL,
+    NSTEPS
+};
 
 static const struct {
     const char *name, *what;
@@ -100,7 +108,7 @@ typedef struct {
     const char *status; /* ok, failed, skipped, interrupted, not run */
     int exit;
     double seconds;
-    char why[512];      /* skipped: why; failed: its last error line */
+    char why[512]; /* skipped: why; failed: its last error line */
 } step_result;
 
 static volatile sig_atomic_t stop_signal;
@@ -120,8 +128,8 @@ static void on_signal(int sig)
 static int parse_steps(const char *list, step_result *res, rb_err *e)
 {
     char buf[256], *items[NSTEPS + 1];
-    const int k = parse_list("--steps", list, buf, sizeof(buf), items,
-                             NSTEPS + 1, e);
+    const int k =
+        parse_list("--steps", list, buf, sizeof(buf), items, NSTEPS + 1, e);
     if (k < 0)
         return RB_EINPUT;
     for (int i = 0; i < k; i++) {
@@ -134,8 +142,7 @@ static int parse_steps(const char *list, step_result *res, rb_err *e)
                            "orders, sweep, network, model)",
                            items[i]);
         if (res[s].wanted)
-            return rb_fail(e, RB_EINPUT, "--steps: '%s' given twice",
-                           items[i]);
+            return rb_fail(e, RB_EINPUT, "--steps: '%s' given twice", items[i]);
         res[s].wanted = 1;
     }
     return RB_OK;
@@ -163,9 +170,10 @@ static const char *network_missing(const char *self)
              sizeof(mpi) - (size_t)(slash ? slash + 1 - mpi : 0),
              "roofbench-mpi");
     if (access(mpi, X_OK) != 0) {
-        snprintf(why, sizeof(why), "roofbench-mpi was not built (no MPI when "
-                                   "CMake ran: apt-get install openmpi-bin "
-                                   "libopenmpi-dev)");
+        snprintf(why, sizeof(why),
+                 "roofbench-mpi was not built (no MPI when "
+                 "CMake ran: apt-get install openmpi-bin "
+                 "libopenmpi-dev)");
         return why;
     }
     const char *path = getenv("PATH");
@@ -178,8 +186,9 @@ static const char *network_missing(const char *self)
         if (access(p, X_OK) == 0)
             return NULL;
     }
-    snprintf(why, sizeof(why), "mpirun not found (apt-get install "
-                               "openmpi-bin)");
+    snprintf(why, sizeof(why),
+             "mpirun not found (apt-get install "
+             "openmpi-bin)");
     return why;
 }
 
@@ -359,8 +368,8 @@ static void summary(const rb_machine *m, const char *dir, const char *ceil,
         json_decref(doc);
     }
     /* the kernels: the nearest to their roof and the farthest */
-    json_t *run = res[STEP_RUN].wanted ? load_doc(dir, "run", "results.json")
-                                       : NULL;
+    json_t *run =
+        res[STEP_RUN].wanted ? load_doc(dir, "run", "results.json") : NULL;
     const json_t *best = NULL, *worst = NULL;
     double bf = -1, wf = INFINITY;
     size_t i;
@@ -383,17 +392,18 @@ static void summary(const rb_machine *m, const char *dir, const char *ceil,
     }
     const json_t *ends[2] = {best, worst};
     for (int k = 0; k < 2 && best; k++)
-        fprintf(f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
-                k ? "farthest from" : "nearest to",
-                json_string_value(json_object_get(ends[k], "kernel")),
-                json_string_value(json_object_get(ends[k], "dtype")),
-                (long long)json_integer_value(json_object_get(ends[k], "threads")),
-                rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
-                100 * (k ? wf : bf));
+        fprintf(
+            f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
+            k ? "farthest from" : "nearest to",
+            json_string_value(json_object_get(ends[k], "kernel")),
+            json_string_value(json_object_get(ends[k], "dtype")),
+            (long long)json_integer_value(json_object_get(ends[k], "threads")),
+            rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
+            100 * (k ? wf : bf));
     json_decref(run);
     /* the four orders: the sentence orders writes */
-    json_t *ord = res[STEP_ORDERS].wanted ? load_doc(dir, "orders", "orders.json")
-                                          : NULL;
+    json_t *ord =
+        res[STEP_ORDERS].wanted ? load_doc(dir, "orders", "orders.json") : NULL;
     json_array_foreach(json_object_get(ord, "sizes"), i, row)
     {
         const char *sum = json_string_value(json_object_get(row, "summary"));
@@ -405,20 +415,21 @@ static void summary(const rb_machine *m, const char *dir, const char *ceil,
     }
     json_decref(ord);
     /* the sweep: the blocked kernel's 50% knee against the ridge batch */
-    json_t *sw = res[STEP_SWEEP].wanted ? load_doc(dir, "sweep", "sweep.json")
-                                        : NULL;
+    json_t *sw =
+        res[STEP_SWEEP].wanted ? load_doc(dir, "sweep", "sweep.json") : NULL;
     json_array_foreach(json_object_get(sw, "curves"), i, row)
     {
         const char *k = json_string_value(json_object_get(row, "kernel"));
-        const json_t *kn = json_object_get(json_object_get(row, "knee50"),
-                                           "batch");
-        const json_t *rb = json_object_get(json_object_get(row, "predicted"),
-                                           "ridge_batch");
+        const json_t *kn =
+            json_object_get(json_object_get(row, "knee50"), "batch");
+        const json_t *rb =
+            json_object_get(json_object_get(row, "predicted"), "ridge_batch");
         if (!k || strcmp(k, "matmul_blocked") != 0 || !json_is_number(kn) ||
             !json_is_number(rb))
             continue;
-        fprintf(f, "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
-                   "weights: B %.3g measured, %.3g predicted\n",
+        fprintf(f,
+                "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
+                "weights: B %.3g measured, %.3g predicted\n",
                 json_string_value(json_object_get(row, "dtype")),
                 (long long)json_integer_value(json_object_get(row, "threads")),
                 rb_plural(json_integer_value(json_object_get(row, "threads"))),
@@ -426,18 +437,20 @@ static void summary(const rb_machine *m, const char *dir, const char *ceil,
                 json_number_value(kn), json_number_value(rb));
     }
     json_decref(sw);
-    json_t *net = res[STEP_NETWORK].wanted ? load_doc(dir, "network",
-                                                      "network.json")
-                                           : NULL;
+    json_t *net = res[STEP_NETWORK].wanted
+                      ? load_doc(dir, "network", "network.json")
+                      : NULL;
     const json_t *cross =
         json_object_get(json_object_get(net, "shard"), "crossover");
     json_t *c;
     json_array_foreach(cross, i, c)
     {
         const double meas = json_number_value(json_object_get(c, "measured_d"));
-        const double pred = json_number_value(json_object_get(c, "predicted_d"));
-        fprintf(f, "  network crossover, %s B=%lld: D %.4g measured, %.4g "
-                   "predicted\n",
+        const double pred =
+            json_number_value(json_object_get(c, "predicted_d"));
+        fprintf(f,
+                "  network crossover, %s B=%lld: D %.4g measured, %.4g "
+                "predicted\n",
                 json_string_value(json_object_get(c, "dtype")),
                 (long long)json_integer_value(json_object_get(c, "b")), meas,
                 pred);
@@ -446,14 +459,15 @@ static void summary(const rb_machine *m, const char *dir, const char *ceil,
     /* the host beside the reference profiles: each one's ridge */
     char path[4400];
     snprintf(path, sizeof(path), "%s/model.json", dir);
-    json_t *model = res[STEP_MODEL].wanted ? json_load_file(path, 0, NULL)
-                                           : NULL;
+    json_t *model =
+        res[STEP_MODEL].wanted ? json_load_file(path, 0, NULL) : NULL;
     int first = 1;
     json_array_foreach(json_object_get(model, "targets"), i, c)
     {
-        fprintf(f, "%s%s %.3g (%s)", first ? "  ridge FLOP/B beside the "
-                                             "references: "
-                                           : ", ",
+        fprintf(f, "%s%s %.3g (%s)",
+                first ? "  ridge FLOP/B beside the "
+                        "references: "
+                      : ", ",
                 json_string_value(json_object_get(c, "profile")),
                 json_number_value(json_object_get(c, "ridge")),
                 json_string_value(json_object_get(c, "dtype")));
@@ -476,6 +490,14 @@ static const job_chart charts[] = {
      "diagonal, right of it no faster than the peak: look at how far each "
      "marker sits below the roof above it, and which roof that is.",
      "ridge,|nearest|farthest|ridge FLOP/B"},
+    {"The host beside the reference chips", "reference.svg", "reference.png",
+     "Each chip's roofline from its spec sheet (the host's as measured, all "
+     "its cores), on one axis: the diagonal is its memory bandwidth, the "
+     "flat part its peak, the dot its ridge point, the intensity a kernel "
+     "needs before the chip's arithmetic, not its memory, limits it. An "
+     "accelerator's ridge sits far to the right of a CPU's: the same kernel "
+     "needs a larger batch to use it.",
+     "ridge FLOP/B"},
     {"Bandwidth against the working set", "ceilings/bandwidth.svg",
      "ceilings/bandwidth.png",
      "The read, write, copy and triad kernels' bandwidth as the working set "
@@ -492,8 +514,8 @@ static const job_chart charts[] = {
      "column of B for every output pays for it in traffic and time.",
      "four orders, f64"},
     {"Four orders, same FLOPs (f32, n = 512)", "orders/orders-f32-512.svg",
-     "orders/orders-f32-512.png",
-     "The same in single precision.", "four orders, f32"},
+     "orders/orders-f32-512.png", "The same in single precision.",
+     "four orders, f32"},
     {"Batch size is the lever", "sweep/sweep.svg", "sweep/sweep.png",
      "[B,P] x [P,M] as B grows: its intensity grows with B while the weights "
      "dominate the bytes, so the fraction of peak climbs until the product "
@@ -526,9 +548,9 @@ static json_t *steps_json(const step_result *res, const char *status)
                             steps[s].name, "status", res[s].status, "exit",
                             res[s].exit, "seconds", res[s].seconds, "note",
                             jd_str(res[s].why)));
-    json_t *root = jd_pack(&j, "{s:s, s:i, s:s, s:o}", "schema", "roofbench.all",
-                           "schema_version", 1, "status", status, "steps",
-                           arr);
+    json_t *root =
+        jd_pack(&j, "{s:s, s:i, s:s, s:o}", "schema", "roofbench.all",
+                "schema_version", 1, "status", status, "steps", arr);
     rb_err e;
     return jd_done(&j, &root, "steps.json", &e) ? NULL : root;
 }
@@ -572,6 +594,50 @@ static int run_step(int s, const all_opts *o, const char *self, runfolder *f,
     free(out);
     free(err);
     return wrc;
+}
+
+/* The job's own charts, from the steps' documents: the host roofline
+ * with every kernel on it, and the host beside the reference chips. Each
+ * why says why its chart is missing ("" when drawn). Returns RB_OK, or an
+ * error writing the folder. */
+static int job_charts(runfolder *f, const step_result *res,
+                      const char *ceil_file, char *chart_why, size_t cwlen,
+                      char *ref_why, size_t rwlen, rb_err *e)
+{
+    /* the host roofline with every kernel on it, from the documents */
+    chart_why[0] = 0;
+    if (ceil_file && res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
+        !stop_signal) {
+        char rpath[4500];
+        snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", f->tmp);
+        json_t *cd = json_load_file(ceil_file, 0, NULL),
+               *rd = json_load_file(rpath, 0, NULL);
+        int crc = cd && rd
+                      ? report_roofline_chart(f, cd, rd, chart_why, cwlen, e)
+                      : (snprintf(chart_why, cwlen,
+                                  "the documents could not be read"),
+                         RB_OK);
+        json_decref(cd);
+        json_decref(rd);
+        if (crc)
+            return crc;
+    } else
+        snprintf(chart_why, cwlen, "it needs the ceilings and run steps");
+    /* the host beside the reference chips, from the model step */
+    snprintf(ref_why, rwlen, "the model step did not run");
+    if (res[STEP_MODEL].wanted && res[STEP_MODEL].exit == 0 && !stop_signal) {
+        char mpath[4500];
+        snprintf(mpath, sizeof(mpath), "%.4400s/model.json", f->tmp);
+        json_t *md = json_load_file(mpath, 0, NULL);
+        int mrc =
+            md ? report_reference_chart(f, md, ref_why, rwlen, e)
+               : (snprintf(ref_why, rwlen, "model.json could not be read"),
+                  RB_OK);
+        json_decref(md);
+        if (mrc)
+            return mrc;
+    }
+    return RB_OK;
 }
 
 static int all_main(const rb_machine *m, const void *opts,
@@ -647,40 +713,23 @@ static int all_main(const rb_machine *m, const void *opts,
         fmt_time(te, sizeof(te), el);
         fmt_time(tl, sizeof(tl), left);
         progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
-                     k, wanted, steps[s].name, steps[s].what, te, tl);
+                      k, wanted, steps[s].name, steps[s].what, te, tl);
         char outdir[4400];
         if (run_step(s, o, self, &f, ceil_file, r, outdir, sizeof(outdir), e))
             return 2;
         done_planned += o->quick ? steps[s].quick_s : steps[s].full_s;
         failed |= r->exit != 0 && !(r->exit == 130 || r->exit == 143);
-        progress_say("all: step %d of %d, %s: %s%s%s", k, wanted,
-                     steps[s].name, r->status, r->why[0] ? ": " : "",
-                     r->why);
+        progress_say("all: step %d of %d, %s: %s%s%s", k, wanted, steps[s].name,
+                     r->status, r->why[0] ? ": " : "", r->why);
         if (s == STEP_CEILINGS && r->exit == 0) {
             snprintf(ceil, sizeof(ceil), "%.4370s/ceilings.json", outdir);
             ceil_file = ceil;
         }
     }
-    /* the host roofline with every kernel on it, from the documents */
-    char chart_why[512] = "";
-    if (ceil_file && res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
-        !stop_signal) {
-        char rpath[4500];
-        snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", f.tmp);
-        json_t *cd = json_load_file(ceil_file, 0, NULL),
-               *rd = json_load_file(rpath, 0, NULL);
-        int crc = cd && rd ? report_roofline_chart(&f, cd, rd, chart_why,
-                                                   sizeof(chart_why), e)
-                           : (snprintf(chart_why, sizeof(chart_why),
-                                       "the documents could not be read"),
-                              RB_OK);
-        json_decref(cd);
-        json_decref(rd);
-        if (crc)
-            return 2;
-    } else
-        snprintf(chart_why, sizeof(chart_why),
-                 "it needs the ceilings and run steps");
+    char chart_why[512], ref_why[512];
+    if (job_charts(&f, res, ceil_file, chart_why, sizeof(chart_why), ref_why,
+                   sizeof(ref_why), e))
+        return 2;
     const char *status = stop_signal ? "interrupted" : "complete";
     json_t *doc = steps_json(res, status);
     char *text = doc ? jd_dump(doc, 6) : NULL;
@@ -727,8 +776,9 @@ static int all_main(const rb_machine *m, const void *opts,
     if (stop_signal)
         return 128 + stop_signal;
     if (failed)
-        return rb_fail(e, RB_EMEASURE, "a step failed (see steps.json and "
-                                       "its STEP.log)"),
+        return rb_fail(e, RB_EMEASURE,
+                       "a step failed (see steps.json and "
+                       "its STEP.log)"),
                1;
     return 0;
 }

@@ -25,11 +25,20 @@ static void html(strbuf *b, const char *s)
 {
     for (; *s; s++)
         switch (*s) {
-        case '&': sb_printf(b, "&amp;"); break;
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        default: sb_putn(b, s, 1);
+        case '&':
+            sb_printf(b, "&amp;");
+            break;
+        case '<':
+            sb_printf(b, "&lt;");
+            break;
+        case '>':
+            sb_printf(b, "&gt;");
+            break;
+        case '"':
+            sb_printf(b, "&quot;");
+            break;
+        default:
+            sb_putn(b, s, 1);
         }
 }
 
@@ -86,20 +95,21 @@ int report_job_write(runfolder *f, const char *host, const char *date,
                      const job_chart *charts, size_t ncharts, rb_err *e)
 {
     strbuf md = {0}, h = {0};
-    sb_printf(&md, "# roofbench: the roofline of %s\n\n%s. Every figure below "
-                   "was measured on this machine by `roofbench all`; each "
-                   "step's documents are in its subfolder.\n\n## Summary\n\n"
-                   "```\n%s```\n",
+    sb_printf(&md,
+              "# roofbench: the roofline of %s\n\n%s. Every figure below "
+              "was measured on this machine by `roofbench all`; each "
+              "step's documents are in its subfolder.\n\n## Summary\n\n"
+              "```\n%s```\n",
               host, date, summary);
     sb_printf(&h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
                   "charset=\"utf-8\">\n<title>roofbench: ");
     html(&h, host);
-    sb_printf(&h,
-              "</title>\n<style>\nbody{font-family:sans-serif;max-width:"
-              "1800px;margin:1em auto;padding:0 1em;color:#222}\npre{background:"
-              "#f4f4f4;padding:0.8em;overflow-x:auto}\nsvg{max-width:100%%;"
-              "height:auto}\nfigure{margin:2em 0}\nfigcaption{max-width:60em}"
-              "\n</style>\n</head>\n<body>\n<h1>roofbench: the roofline of ");
+    sb_printf(
+        &h, "</title>\n<style>\nbody{font-family:sans-serif;max-width:"
+            "1800px;margin:1em auto;padding:0 1em;color:#222}\npre{background:"
+            "#f4f4f4;padding:0.8em;overflow-x:auto}\nsvg{max-width:100%%;"
+            "height:auto}\nfigure{margin:2em 0}\nfigcaption{max-width:60em}"
+            "\n</style>\n</head>\n<body>\n<h1>roofbench: the roofline of ");
     html(&h, host);
     sb_printf(&h, "</h1>\n<p>");
     html(&h, date);

@@ -13,7 +13,7 @@
 
 typedef struct {
     const char *title;
-    const char *svg;    /* relative to the folder: "sweep/sweep.svg"  */
+    const char *svg; /* relative to the folder: "sweep/sweep.svg"  */
     const char *png;
     const char *words;  /* what it shows, what to look at             */
     const char *prefix; /* the summary lines that give its figures,

@@ -56,7 +56,8 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
     json_t *team, *p;
     json_array_foreach(json_object_get(ceil, "roofline"), i, team)
     {
-        const long long th = json_integer_value(json_object_get(team, "threads"));
+        const long long th =
+            json_integer_value(json_object_get(team, "threads"));
         const json_t *peaks = json_object_get(team, "peak_gflops");
         const char *dts[2] = {"f32", "f64"};
         for (int d = 0; d < 2; d++) {
@@ -89,9 +90,10 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
                  * level reaches it at gemm / bw), away from the widths'
                  * labels at the right end and the levels' at the left */
                 double slow = INFINITY;
-                json_array_foreach(json_object_get(team, "levels"), j, p)
-                    if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
-                        slow = num(p, "gbs");
+                json_array_foreach(json_object_get(team, "levels"), j,
+                                   p) if (num(p, "gbs") > 0 &&
+                                          num(p, "gbs") < slow) slow =
+                    num(p, "gbs");
                 const double xg =
                     isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
                 label(lab, "gemm", dts[d], th, xg, gemm * 1.1, t);
@@ -128,8 +130,8 @@ static size_t points(const json_t *res, csv *c)
     {
         const double in = num(row, "intensity");
         const double g = num(json_object_get(row, "gflop_per_s"), "best");
-        const json_t *ok = json_object_get(json_object_get(row, "verify"),
-                                           "passed");
+        const json_t *ok =
+            json_object_get(json_object_get(row, "verify"), "passed");
         if (!(in > 0) || !(g > 0) || !json_is_true(ok))
             continue;
         csv_str(c, str(row, "dtype"));
@@ -142,6 +144,19 @@ static size_t points(const json_t *res, csv *c)
         n++;
     }
     return n;
+}
+
+/* The chart: why is emptied when it is drawn, else says why not (a chart
+ * that fails costs the chart only). */
+static void draw(runfolder *f, const char *name, const char *script,
+                 const char *const *outputs, char *why, size_t whylen)
+{
+    int made = 0;
+    rb_err pe;
+    if (plot_run(f, name, script, outputs, &made, why, whylen, &pe) != RB_OK)
+        snprintf(why, whylen, "%s", pe.msg);
+    else if (made)
+        why[0] = '\0';
 }
 
 int report_roofline_chart(runfolder *f, const json_t *ceilings,
@@ -158,13 +173,13 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
     const size_t n = points(results, &pts);
     int rc = runfolder_write_text(f, "roofline-roofs.dat", sb_take(&seg), e);
     if (!rc)
-        rc = runfolder_write_text(f, "roofline-labels.csv", sb_take(&lab.sb),
-                                  e);
+        rc =
+            runfolder_write_text(f, "roofline-labels.csv", sb_take(&lab.sb), e);
     else
         sb_free(&lab.sb);
     if (!rc)
-        rc = runfolder_write_text(f, "roofline-points.csv", sb_take(&pts.sb),
-                                  e);
+        rc =
+            runfolder_write_text(f, "roofline-points.csv", sb_take(&pts.sb), e);
     else
         sb_free(&pts.sb);
     if (rc)
@@ -173,14 +188,59 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
         snprintf(why, whylen, "no verified kernel row to draw");
         return RB_OK;
     }
-    static const char *const outputs[] = {"roofline.png", "roofline.svg",
+    static const char *const outputs[] = {"roofline.png", "roofline.svg", NULL};
+    draw(f, "plot-roofline.gp", rb_plot_roofline_gp, outputs, why, whylen);
+    return RB_OK;
+}
+
+int report_reference_chart(runfolder *f, const json_t *model, char *why,
+                           size_t whylen, rb_err *e)
+{
+    csv roofs = {0}, ridges = {0};
+    csv_header(&roofs, "target,intensity,gflops");
+    csv_header(&ridges, "target,intensity,gflops,text");
+    size_t i, n = 0;
+    json_t *t;
+    json_array_foreach(json_object_get(model, "targets"), i, t)
+    {
+        const double peak = num(t, "peak_flops") / 1e9,
+                     bw = num(t, "mem_bw") / 1e9;
+        if (!(peak > 0) || !(bw > 0))
+            continue;
+        char name[160];
+        snprintf(name, sizeof(name), "%.60s/%.10s", str(t, "profile"),
+                 str(t, "dtype"));
+        for (double x = 1e-2; x <= 1e4 * 1.0001; x *= pow(10.0, 0.0625)) {
+            csv_str(&roofs, name);
+            csv_num(&roofs, "%.6g", x);
+            csv_num(&roofs, "%.6g", fmin(peak, x * bw));
+            csv_end(&roofs);
+        }
+        char text[200];
+        snprintf(text, sizeof(text), "%.60s: ridge %.3g", str(t, "profile"),
+                 peak / bw);
+        csv_str(&ridges, name);
+        csv_num(&ridges, "%.6g", peak / bw);
+        csv_num(&ridges, "%.6g", peak);
+        csv_str(&ridges, text);
+        csv_end(&ridges);
+        n++;
+    }
+    int rc =
+        runfolder_write_text(f, "reference-roofs.csv", sb_take(&roofs.sb), e);
+    if (!rc)
+        rc = runfolder_write_text(f, "reference-ridges.csv",
+                                  sb_take(&ridges.sb), e);
+    else
+        sb_free(&ridges.sb);
+    if (rc)
+        return rc;
+    if (!n) {
+        snprintf(why, whylen, "no profile with a peak and a bandwidth");
+        return RB_OK;
+    }
+    static const char *const outputs[] = {"reference.png", "reference.svg",
                                           NULL};
-    int made = 0;
-    rb_err pe;
-    if (plot_run(f, "plot-roofline.gp", rb_plot_roofline_gp, outputs, &made,
-                 why, whylen, &pe) != RB_OK)
-        snprintf(why, whylen, "%s", pe.msg);
-    else if (made)
-        why[0] = '\0';
+    draw(f, "plot-reference.gp", rb_plot_reference_gp, outputs, why, whylen);
     return RB_OK;
 }

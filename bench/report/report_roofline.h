@@ -22,4 +22,12 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
                           const json_t *results, char *why, size_t whylen,
                           rb_err *e);
 
+/* The reference rooflines: the host and each profile a model document
+ * evaluated (its targets: peak, memory bandwidth, ridge), one chart,
+ * min(peak, intensity x bandwidth) each, the ridge points marked and
+ * labelled. Written as reference-roofs.csv, reference-ridges.csv,
+ * plot-reference.gp and reference.png, reference.svg. */
+int report_reference_chart(runfolder *f, const json_t *model, char *why,
+                           size_t whylen, rb_err *e);
+
 #endif

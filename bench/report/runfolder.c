@@ -37,7 +37,9 @@ const char *const runfolder_names[] = {
     "orders.txt", "sweep.txt", "network.txt", "info.log", "ceilings.log",
     "run.log", "orders.log", "sweep.log", "network.log", "model.log",
     "roofline-roofs.dat", "roofline-labels.csv", "roofline-points.csv",
-    "plot-roofline.gp", "roofline.png", "roofline.svg", "report.md",
+    "plot-roofline.gp", "roofline.png", "roofline.svg", "reference-roofs.csv",
+    "reference-ridges.csv", "plot-reference.gp", "reference.png",
+    "reference.svg", "report.md",
     "report.html",
     /* gnuplot's log, cachegrind's output while a form is simulated */
     "plot.log", "cachegrind.*", NULL};
