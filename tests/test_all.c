@@ -138,6 +138,15 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/reference.png", out);
         CHECK(exists(path));
     }
+    /* the figures as data, ERT's way, with the theoretical beside */
+    snprintf(path, sizeof(path), "%s/roofline.json", out);
+    json_t *rl = load_json(path);
+    CHECK_STR_HAS(jstr(rl, "schema", NULL), "roofbench.roofline");
+    CHECK(json_array_size(json_object_get(
+              json_object_get(json_object_get(rl, "empirical"), "gbytes"),
+              "data")) >= 1);
+    CHECK(json_array_size(json_object_get(rl, "ceilings")) >= 1);
+    json_decref(rl);
     snprintf(path, sizeof(path), "%s/reference-ridges.csv", out);
     char ridges[8192];
     slurp(path, ridges, sizeof(ridges));

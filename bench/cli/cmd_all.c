@@ -612,7 +612,10 @@ static int job_charts(runfolder *f, const step_result *res,
         snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", f->tmp);
         json_t *cd = json_load_file(ceil_file, 0, NULL),
                *rd = json_load_file(rpath, 0, NULL);
-        int crc = cd && rd
+        /* the figures as data (ERT's roofline.json), then the chart */
+        int crc = cd ? report_roofline_json(f, cd, e) : RB_OK;
+        if (!crc)
+            crc = cd && rd
                       ? report_roofline_chart(f, cd, rd, chart_why, cwlen, e)
                       : (snprintf(chart_why, cwlen,
                                   "the documents could not be read"),

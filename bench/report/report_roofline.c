@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "jdoc.h"
 #include "plot.h"
 #include "text.h"
 
@@ -243,4 +244,68 @@ int report_reference_chart(runfolder *f, const json_t *model, char *why,
                                           NULL};
     draw(f, "plot-reference.gp", rb_plot_reference_gp, outputs, why, whylen);
     return RB_OK;
+}
+
+int report_roofline_json(runfolder *f, const json_t *ceilings, rb_err *e)
+{
+    jdoc j = {0};
+    json_t *gflops = json_array(), *gbytes = json_array(), *side = json_array();
+    size_t i, k;
+    json_t *p, *team;
+    json_array_foreach(json_object_get(ceilings, "peak"), i, p)
+    {
+        char name[128];
+        const long long th = json_integer_value(json_object_get(p, "threads"));
+        snprintf(name, sizeof(name), "%.8s %.40s, %lld thread%s",
+                 str(p, "dtype"), str(p, "variant"), th, rb_plural(th));
+        jd_push(&j, gflops, "gflops",
+                jd_pack(&j, "[s, o]", name, jd_num(num(p, "gflops"))));
+        jd_push(&j, side, "ceilings",
+                jd_pack(&j, "{s:s, s:s, s:o, s:o, s:o}", "name", name, "unit",
+                        "GFLOP/s", "measured", jd_num(num(p, "gflops")),
+                        "theoretical", jd_num(num(p, "theoretical_gflops")),
+                        "theoretical_source",
+                        jd_str("clock x FMA pipes x lanes x 2 (the ceilings "
+                               "document's theoretical_gflops)")));
+    }
+    json_array_foreach(json_object_get(ceilings, "roofline"), i, team)
+    {
+        const long long th =
+            json_integer_value(json_object_get(team, "threads"));
+        const char *dts[2] = {"f32", "f64"};
+        for (int d = 0; d < 2; d++) {
+            const double g = num(json_object_get(team, "gemm_gflops"), dts[d]);
+            if (!(g > 0))
+                continue;
+            char name[96];
+            snprintf(name, sizeof(name), "%s OpenBLAS GEMM, %lld thread%s",
+                     dts[d], th, rb_plural(th));
+            jd_push(&j, gflops, "gflops",
+                    jd_pack(&j, "[s, o]", name, jd_num(g)));
+        }
+        json_array_foreach(json_object_get(team, "levels"), k, p)
+        {
+            char name[96];
+            snprintf(name, sizeof(name), "%.15s, %lld thread%s", str(p, "name"),
+                     th, rb_plural(th));
+            jd_push(&j, gbytes, "gbytes",
+                    jd_pack(&j, "[s, o]", name, jd_num(num(p, "gbs"))));
+            jd_push(&j, side, "ceilings",
+                    jd_pack(&j, "{s:s, s:s, s:o, s:n, s:s}", "name", name,
+                            "unit", "GB/s", "measured", jd_num(num(p, "gbs")),
+                            "theoretical", "theoretical_unavailable",
+                            "no spec-sheet bandwidth for this host: roofbench "
+                            "reads bandwidth from the read sweep only"));
+        }
+    }
+    json_t *root =
+        jd_pack(&j, "{s:s, s:i, s:O, s:{s:{s:o}, s:{s:o}}, s:o}", "schema",
+                "roofbench.roofline", "schema_version", 1, "context",
+                json_object_get(ceilings, "context")
+                    ? json_object_get(ceilings, "context")
+                    : json_null(),
+                "empirical", "gflops", "data", gflops, "gbytes", "data", gbytes,
+                "ceilings", side);
+    char *text = jd_text(&j, root, "roofline.json", 6, e);
+    return text ? runfolder_write_text(f, "roofline.json", text, e) : RB_EINPUT;
 }

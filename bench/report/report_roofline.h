@@ -22,6 +22,13 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
                           const json_t *results, char *why, size_t whylen,
                           rb_err *e);
 
+/* roofline.json in the spirit of ERT's: the measured ceilings
+ * ("empirical": gflops and gbytes, each a list of [name, value], as ERT
+ * writes them) and, beside each, the theoretical figure where the suite
+ * has one (peak: clock x FMA pipes x lanes, from the ceilings document;
+ * bandwidth: none here, said so). */
+int report_roofline_json(runfolder *f, const json_t *ceilings, rb_err *e);
+
 /* The reference rooflines: the host and each profile a model document
  * evaluated (its targets: peak, memory bandwidth, ridge), one chart,
  * min(peak, intensity x bandwidth) each, the ridge points marked and
