@@ -138,3 +138,18 @@ int text_is_name(const char *s, size_t maxlen, const char *extra)
     }
     return 1;
 }
+
+char *text_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    strbuf b = {0};
+    char chunk[16384];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        sb_putn(&b, chunk, n);
+    fclose(f);
+    char *t = sb_take(&b);
+    return t ? t : strdup("");
+}

@@ -24,6 +24,10 @@ void sb_free(strbuf *b);
  * out (always terminated). */
 void text_escape(const char *in, char *out, size_t len);
 
+/* A whole file, NUL-terminated (malloc'd), or NULL when it cannot be
+ * read. */
+char *text_read_file(const char *path);
+
 /* Whether s is a short name of letters, digits and the characters in
  * extra: what may appear in file names and charts. */
 int text_is_name(const char *s, size_t maxlen, const char *extra);

@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "flags.h"
 #include "jdoc.h"
+#include "netflags.h"
 #include "parse.h"
 #include "progress.h"
 #include "report_job.h"
@@ -159,37 +160,16 @@ static int self_path(char *buf, size_t len, rb_err *e)
     return RB_OK;
 }
 
-/* Why the network step cannot run here, or NULL. */
-static const char *network_missing(const char *self)
+/* Why the network step cannot run here (in why), or 0. */
+static int network_missing(char *why, size_t len)
 {
-    static char why[160];
-    char mpi[PATH_MAX + 32];
-    snprintf(mpi, sizeof(mpi), "%s", self);
-    char *slash = strrchr(mpi, '/');
-    snprintf(slash ? slash + 1 : mpi,
-             sizeof(mpi) - (size_t)(slash ? slash + 1 - mpi : 0),
-             "roofbench-mpi");
-    if (access(mpi, X_OK) != 0) {
-        snprintf(why, sizeof(why),
-                 "roofbench-mpi was not built (no MPI when "
-                 "CMake ran: apt-get install openmpi-bin "
-                 "libopenmpi-dev)");
-        return why;
-    }
-    const char *path = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof(dirs), "%s", path && *path ? path : "/usr/bin:/bin");
-    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d;
-         d = strtok_r(NULL, ":", &save)) {
-        char p[4200];
-        snprintf(p, sizeof(p), "%s/mpirun", d);
-        if (access(p, X_OK) == 0)
-            return NULL;
-    }
-    snprintf(why, sizeof(why),
-             "mpirun not found (apt-get install "
-             "openmpi-bin)");
-    return why;
+    char path[PATH_MAX];
+    rb_err e;
+    if (netflags_mpi_program(path, sizeof(path), &e) == RB_OK &&
+        netflags_find_mpirun(path, sizeof(path), &e) == RB_OK)
+        return 0;
+    snprintf(why, len, "%.400s", e.msg);
+    return 1;
 }
 
 /* The step's command line: roofbench STEP [flags], its output into
@@ -265,21 +245,6 @@ static int spawn(const char *const *argv, const char *out, const char *err)
     }
     child = 0;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    strbuf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        sb_putn(&b, chunk, n);
-    fclose(f);
-    char *t = sb_take(&b);
-    return t ? t : strdup("");
 }
 
 /* A step's error: the last line of its stderr that roofbench wrote
@@ -571,7 +536,7 @@ static int run_step(int s, const all_opts *o, const char *self, runfolder *f,
     const double s0 = timer_now();
     r->exit = spawn(argv, outf, errf);
     r->seconds = timer_now() - s0;
-    char *out = slurp(outf), *err = slurp(errf);
+    char *out = text_read_file(outf), *err = text_read_file(errf);
     unlink(outf);
     unlink(errf);
     r->status = r->exit == 0                         ? "ok"
@@ -697,14 +662,15 @@ static int all_main(const rb_machine *m, const void *opts,
         r->status = "not run";
         if (stop_signal)
             continue;
-        const char *miss = s == STEP_NETWORK ? network_missing(self) : NULL;
-        if (s == STEP_CEILINGS && o->ceilings)
-            miss = "--ceilings given";
-        if (miss) {
+        int skip = s == STEP_NETWORK && network_missing(r->why, sizeof(r->why));
+        if (s == STEP_CEILINGS && o->ceilings) {
+            snprintf(r->why, sizeof(r->why), "--ceilings given");
+            skip = 1;
+        }
+        if (skip) {
             r->status = "skipped";
-            snprintf(r->why, sizeof(r->why), "%s", miss);
             progress_say("all: step %d of %d, %s: skipped: %s", k, wanted,
-                         steps[s].name, miss);
+                         steps[s].name, r->why);
             continue;
         }
         /* the estimate: the plan's seconds, scaled by how the finished

@@ -36,44 +36,6 @@ static int under_mpirun(void)
            getenv("PMI_RANK") || getenv("PMI_SIZE");
 }
 
-/* roofbench-mpi beside this executable. */
-static int mpi_program(char *path, size_t len, rb_err *e)
-{
-    char self[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0)
-        return rb_fail(e, RB_EINPUT, "cannot read /proc/self/exe: %s",
-                       strerror(errno));
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    if (slash)
-        *slash = 0;
-    if ((size_t)snprintf(path, len, "%.4000s/roofbench-mpi", self) >= len ||
-        access(path, X_OK) != 0)
-        return rb_fail(e, RB_EINPUT,
-                       "roofbench-mpi was not built (no MPI when CMake ran): "
-                       "apt-get install openmpi-bin libopenmpi-dev, then "
-                       "scripts/setup");
-    return RB_OK;
-}
-
-/* mpirun on PATH, as execvp would find it. */
-static int find_mpirun(char *path, size_t len, rb_err *e)
-{
-    const char *env = getenv("PATH");
-    char buf[8192];
-    snprintf(buf, sizeof(buf), "%s", env && *env ? env : "/usr/bin:/bin");
-    for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir;
-         dir = strtok_r(NULL, ":", &save)) {
-        snprintf(path, len, "%s/mpirun", *dir ? dir : ".");
-        if (access(path, X_OK) == 0)
-            return RB_OK;
-    }
-    return rb_fail(e, RB_EINPUT,
-                   "mpirun not found on PATH: apt-get install openmpi-bin "
-                   "libopenmpi-dev (as root), then scripts/setup");
-}
-
 /* Whether one process may read another's memory (process_vm_readv),
  * which OpenMPI's shared-memory transport uses for large messages
  * (single copy, CMA). Containers often forbid it; then the transport is
@@ -186,8 +148,8 @@ static int rank_args(const flag_seen *seen, const char **argv, int *n,
 static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
 {
     char mpirun[PATH_MAX], prog[PATH_MAX];
-    if (find_mpirun(mpirun, sizeof(mpirun), e) ||
-        mpi_program(prog, sizeof(prog), e))
+    if (netflags_find_mpirun(mpirun, sizeof(mpirun), e) ||
+        netflags_mpi_program(prog, sizeof(prog), e))
         return 2;
     enum { MAXARGS = 160 };
     const char *argv[MAXARGS];
@@ -322,7 +284,7 @@ static int network_early(int argc, char **argv, rb_err *e)
     if (!under_mpirun())
         return -1;
     char prog[PATH_MAX];
-    if (mpi_program(prog, sizeof(prog), e))
+    if (netflags_mpi_program(prog, sizeof(prog), e))
         return 2;
     char **args = calloc((size_t)argc + 2, sizeof(*args));
     if (!args)

@@ -2,6 +2,9 @@
 #include "netflags.h"
 
 #include <limits.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -342,4 +345,42 @@ json_t *netflags_settings(const net_plan *p, const network_opts *o, int argc,
         p->min_time, "samples", p->samples, "seed", (json_int_t)p->seed,
         "window_memory_bytes", (json_int_t)p->buffer_budget, "oversubscribe",
         o->oversubscribe, "dtypes", dtypes);
+}
+
+/* roofbench-mpi beside this executable. */
+int netflags_mpi_program(char *path, size_t len, rb_err *e)
+{
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return rb_fail(e, RB_EINPUT, "cannot read /proc/self/exe: %s",
+                       strerror(errno));
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    if ((size_t)snprintf(path, len, "%.4000s/roofbench-mpi", self) >= len ||
+        access(path, X_OK) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "roofbench-mpi was not built (no MPI when CMake ran): "
+                       "apt-get install openmpi-bin libopenmpi-dev, then "
+                       "scripts/setup");
+    return RB_OK;
+}
+
+/* mpirun on PATH, as execvp would find it. */
+int netflags_find_mpirun(char *path, size_t len, rb_err *e)
+{
+    const char *env = getenv("PATH");
+    char buf[8192];
+    snprintf(buf, sizeof(buf), "%s", env && *env ? env : "/usr/bin:/bin");
+    for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir;
+         dir = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/mpirun", *dir ? dir : ".");
+        if (access(path, X_OK) == 0)
+            return RB_OK;
+    }
+    return rb_fail(e, RB_EINPUT,
+                   "mpirun not found on PATH: apt-get install openmpi-bin "
+                   "libopenmpi-dev (as root), then scripts/setup");
 }

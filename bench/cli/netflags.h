@@ -39,6 +39,13 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
 int netflags_check_roofline(const session_roof *r, const net_plan *p,
                             rb_err *e);
 
+/* roofbench-mpi beside this executable, into path; an error saying how
+ * to get it when it was not built. */
+int netflags_mpi_program(char *path, size_t len, rb_err *e);
+/* mpirun on PATH, as execvp would find it; an error saying how to get it
+ * when it is missing. */
+int netflags_find_mpirun(char *path, size_t len, rb_err *e);
+
 /* The settings block of the document. */
 json_t *netflags_settings(const net_plan *p, const network_opts *o, int argc,
                           char **argv);

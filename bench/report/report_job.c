@@ -6,20 +6,6 @@
 
 #include "text.h"
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    strbuf b = {0};
-    char chunk[16384];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        sb_putn(&b, chunk, n);
-    fclose(f);
-    return sb_take(&b);
-}
-
 /* Text as HTML: & < > " escaped. */
 static void html(strbuf *b, const char *s)
 {
@@ -122,7 +108,7 @@ int report_job_write(runfolder *f, const char *host, const char *date,
         const job_chart *c = &charts[i];
         char path[4600];
         snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, c->svg);
-        char *svg = read_file(path);
+        char *svg = text_read_file(path);
         sb_printf(&md, "\n## %s\n\n", c->title);
         sb_printf(&h, "<figure>\n<h2>");
         html(&h, c->title);
