@@ -231,6 +231,13 @@ static void test_run_files(void)
     CHECK(jstr(ctx, "openblas", "corename") != NULL);
     CHECK(json_object_get(json_object_get(ctx, "environment"),
                           "OPENBLAS_CORETYPE") != NULL);
+    /* the huge page mode as the kernel states it, or null with the reason;
+     * the test runs without ROOFBENCH_NO_HUGEPAGES, so the buffers ask */
+    json_t *mem = json_object_get(ctx, "memory");
+    CHECK(json_is_true(json_object_get(mem, "hugepages_advised")));
+    json_t *thp = json_object_get(mem, "transparent_hugepages");
+    CHECK(json_is_string(thp) ||
+          jstr(ctx, "memory", "transparent_hugepages_unavailable") != NULL);
     json_t *rows = json_object_get(doc, "rows");
     CHECK_INT(json_array_size(rows), 3);
     size_t i;
@@ -650,6 +657,7 @@ int main(int argc, char **argv)
     const int rc = cli_setup(argc, argv, "test_cli");
     if (rc)
         return rc;
+    unsetenv("ROOFBENCH_NO_HUGEPAGES");
     if (!mkdtemp(ceildir)) {
         perror("mkdtemp");
         return 1;

@@ -117,6 +117,13 @@ static void print_machine(json_t *doc)
     printf(" total, ");
     print_bytes((double)int_at(topo, "memory_available_bytes"));
     printf(" available\n");
+    const json_t *mem = json_object_get(doc, "memory");
+    const char *thp = str_at(mem, "transparent_hugepages");
+    const int asked = json_is_true(json_object_get(mem, "hugepages_advised"));
+    printf("%-12s transparent huge pages: mode %s; the timed buffers %s\n", "",
+           thp ? thp : "unreadable",
+           asked ? "ask for them"
+                 : "use 4 KiB pages (ROOFBENCH_NO_HUGEPAGES is set)");
 }
 
 /* openblas, environment, counters, clock, kernels, build */

@@ -16,7 +16,8 @@
 const char *const host_env_vars[] = {
     "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
     "OPENBLAS_VERBOSE",  "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
-    "OMP_PROC_BIND",     "OMP_PLACES",       NULL};
+    "OMP_PROC_BIND",     "OMP_PLACES",       "ROOFBENCH_NO_HUGEPAGES",
+    NULL};
 
 static uint64_t xgetbv0(void)
 {
@@ -325,6 +326,35 @@ json_t *host_env_json(void)
         json_object_set_new(env, host_env_vars[i], s);
     }
     return env;
+}
+
+int host_hugepages_wanted(void)
+{
+    return getenv("ROOFBENCH_NO_HUGEPAGES") == NULL;
+}
+
+json_t *host_memory_json(void)
+{
+    const char *path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    char *text = text_read_file(path);
+    char mode[32] = "";
+    const char *open = text ? strchr(text, '[') : NULL;
+    const char *close = open ? strchr(open, ']') : NULL;
+    if (close && (size_t)(close - open - 1) < sizeof(mode))
+        memcpy(mode, open + 1, (size_t)(close - open - 1));
+    free(text);
+    json_t *o = json_pack("{s:b}", "hugepages_advised",
+                          host_hugepages_wanted());
+    if (mode[0])
+        json_object_set_new(o, "transparent_hugepages", json_string(mode));
+    else {
+        json_object_set_new(o, "transparent_hugepages", json_null());
+        json_object_set_new(o, "transparent_hugepages_unavailable",
+                            json_string("no [mode] in "
+                                        "/sys/kernel/mm/transparent_hugepage/"
+                                        "enabled"));
+    }
+    return o;
 }
 
 json_t *host_build_json(void)

@@ -48,14 +48,23 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e);
 /* The configuration the kernels run with, and the blocked matmul's blocks. */
 json_t *host_kernels_json(void);
 
-/* JSON objects for a results file's context block and for `info --json`. */
+/* Whether the timed buffers ask for transparent huge pages: yes unless
+ * the environment sets ROOFBENCH_NO_HUGEPAGES (to compare with 4 KiB
+ * pages). */
+int host_hugepages_wanted(void);
+
+/* JSON objects for a results file's context block and for `info --json`;
+ * host_memory_json: the kernel's transparent huge page mode (the bracketed
+ * word of /sys/kernel/mm/transparent_hugepage/enabled, null with the
+ * reason where unreadable) and whether the suite asks for them. */
+json_t *host_memory_json(void);
 json_t *host_cpu_json(const host_cpu *c);
 json_t *host_topology_json(hwloc_topology_t topo);
 json_t *host_openblas_json(void);
 json_t *host_env_json(void);
 json_t *host_build_json(void);
 
-/* Environment variables that change what OpenBLAS or OpenMP do. */
+/* Environment variables that change what OpenBLAS, OpenMP or the suite do. */
 extern const char *const host_env_vars[];
 
 #endif
