@@ -4,6 +4,10 @@
  * reported while the others run; an existing folder is never reused. */
 #include "cli.h"
 
+#ifdef RB_HAVE_PNG
+#include <png.h>
+#endif
+
 typedef struct {
     const char *args[8];
     const char *message;
@@ -20,37 +24,160 @@ static const bad_case bad[] = {
     {{"all", "extra"}, "unexpected argument 'extra'"},
 };
 
-/* The page as headless Chromium builds it (its DOM after loading, with
- * every host name unresolvable: nothing may come from the network), into
- * buf; 0 when Chromium is not installed. */
-static int chromium_dom(const char *page, char *buf, size_t len)
+/* Headless Chromium, if installed: its path, or NULL. */
+static const char *chromium(void)
 {
     static const char *const exe[] = {"/usr/bin/chromium",
                                       "/usr/bin/chromium-browser"};
-    const char *chrome = NULL;
-    for (size_t i = 0; i < 2 && !chrome; i++)
+    for (size_t i = 0; i < 2; i++)
         if (access(exe[i], X_OK) == 0)
-            chrome = exe[i];
-    if (!chrome)
-        return 0;
-    char url[900], out[600];
+            return exe[i];
+    return NULL;
+}
+
+/* Runs Chromium headless on the page with every host name unresolvable
+ * (nothing may come from the network), its console logged to stderr;
+ * stdout into out, stderr into err. extra: --dump-dom or --screenshot=. */
+static void chromium_run(const char *chrome, const char *page,
+                         const char *extra, const char *out, const char *err)
+{
+    char url[900];
     snprintf(url, sizeof(url), "file://%s", page);
-    snprintf(out, sizeof(out), "%s/.dom", workdir);
     const pid_t pid = fork();
     if (pid == 0) {
         const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int n = open("/dev/null", O_WRONLY);
+        const int n = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(n, 2);
+        if (chdir(workdir) != 0)
+            _exit(126);
         execl(chrome, chrome, "--headless=new", "--no-sandbox", "--disable-gpu",
-              "--disable-dev-shm-usage",
-              "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom", url,
+              "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
+              "--window-size=1280,6000",
+              "--host-resolver-rules=MAP * ~NOTFOUND", extra, url,
               (char *)NULL);
         _exit(127);
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    slurp(out, buf, len);
+}
+
+/* The probe the test adds to a copy of the page, at the end of its body:
+ * the rendered size of every image and SVG, written into the DOM. */
+static const char probe[] =
+    "<script>(function(){var r=[];document.querySelectorAll('svg,img')."
+    "forEach(function(e){var b=e.getBoundingClientRect();r.push(Math.round("
+    "b.width)+'x'+Math.round(b.height));});var p=document.createElement("
+    "'pre');p.id='rb-probe';p.textContent='sizes:'+r.join(',')+';';"
+    "document.body.appendChild(p);})();</script>";
+
+/* Whether the screenshot is a picture, not a blank page: decoded with
+ * libpng, more than 2% of its pixels away from the background (the first
+ * pixel's colour). 1 yes, 0 no, -1 cannot tell (no libpng). */
+static int not_blank(const char *png)
+{
+#ifdef RB_HAVE_PNG
+    png_image im;
+    memset(&im, 0, sizeof(im));
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, png))
+        return 0;
+    im.format = PNG_FORMAT_RGB;
+    const size_t n = PNG_IMAGE_SIZE(im);
+    unsigned char *px = malloc(n);
+    if (!px || !png_image_finish_read(&im, NULL, px, 0, NULL)) {
+        free(px);
+        png_image_free(&im);
+        return 0;
+    }
+    size_t differ = 0;
+    const size_t pixels = (size_t)im.width * im.height;
+    for (size_t i = 0; i < pixels; i++)
+        differ += memcmp(px + 3 * i, px, 3) != 0;
+    free(px);
+    printf("test_all: screenshot %ux%u, %.1f%% of its pixels drawn\n",
+           im.width, im.height, 100.0 * (double)differ / (double)pixels);
+    return pixels > 0 && differ * 50 > pixels;
+#else
+    (void)png;
+    return -1;
+#endif
+}
+
+/* The page in a real browser: loaded from the file alone, no console
+ * message (the page has no script of its own), every chart rendered with
+ * a size, and a screenshot that is not blank. 0 when Chromium is not
+ * installed. */
+static int browser_check(const char *page, size_t svgs)
+{
+    const char *chrome = chromium();
+    if (!chrome)
+        return 0;
+    static char html[4 << 20], dom[4 << 20], log[1 << 20];
+    slurp(page, html, sizeof(html));
+    char probed[700], out[700], err[700], shot[700];
+    snprintf(probed, sizeof(probed), "%s/.probe.html", workdir);
+    snprintf(out, sizeof(out), "%s/.dom", workdir);
+    snprintf(err, sizeof(err), "%s/.console", workdir);
+    snprintf(shot, sizeof(shot), "%s/.shot.png", workdir);
+    char *end = strstr(html, "</body>");
+    CHECK(end != NULL);
+    if (!end)
+        return 1;
+    FILE *f = fopen(probed, "w");
+    fprintf(f, "%.*s%s%s", (int)(end - html), html, probe, end);
+    fclose(f);
+    chromium_run(chrome, probed, "--dump-dom", out, err);
+    slurp(out, dom, sizeof(dom));
+    slurp(err, log, sizeof(log));
+    CHECK_STR_HAS(dom, "<h1>roofbench: the roofline of");
+    CHECK_STR_HAS(dom, "On this machine:");
+    CHECK(strstr(log, "CONSOLE(") == NULL); /* no console message at all */
+    if (strstr(log, "CONSOLE("))
+        fprintf(stderr, "console:\n%s\n", log);
+    /* every chart has a rendered size */
+    static const char mark[] = "id=\"rb-probe\">sizes:";
+    const char *sz = strstr(dom, mark);
+    CHECK(sz != NULL);
+    size_t seen = 0, zero = 0;
+    for (const char *p = sz ? sz + strlen(mark) : ""; *p && *p != ';';) {
+        unsigned w = 0, h = 0;
+        if (sscanf(p, "%ux%u", &w, &h) != 2)
+            break;
+        seen++;
+        zero += w == 0 || h == 0;
+        const char *c = strchr(p, ',');
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    CHECK(seen >= svgs);
+    if (seen < svgs)
+        fprintf(stderr, "%zu of %zu charts measured: %.300s\n", seen, svgs,
+                sz ? sz : "(no sizes)");
+    CHECK_INT((long long)zero, 0);
+    /* and a picture, not a blank page */
+    chromium_run(chrome, page, "--screenshot=.shot.png", out, err);
+    const int nb = not_blank(shot);
+    if (nb < 0)
+        printf("test_all: no libpng at build time: the screenshot was taken, "
+               "not inspected\n");
+    else
+        CHECK_INT(nb, 1);
+    CHECK(exists(shot));
+    const char *keep = getenv("ROOFBENCH_TEST_SCREENSHOT");
+    if (keep && exists(shot)) {
+        size_t len = 0;
+        FILE *in = fopen(shot, "rb"), *o = fopen(keep, "wb");
+        static char buf[1 << 16];
+        while (in && o && (len = fread(buf, 1, sizeof(buf), in)) > 0)
+            fwrite(buf, 1, len, o);
+        if (in)
+            fclose(in);
+        if (o)
+            fclose(o);
+        printf("test_all: screenshot kept as %s\n", keep);
+    }
     return 1;
 }
 
@@ -183,13 +310,10 @@ int main(int argc, char **argv)
         CHECK(js && je);
     /* the page in a browser: it loads from the file alone and its charts
      * are there */
-    static char dom[4 << 20];
-    if (chromium_dom(path, dom, sizeof(dom))) {
-        CHECK_STR_HAS(dom, "<h1>roofbench: the roofline of");
-        if (access("/usr/bin/gnuplot", X_OK) == 0)
-            CHECK_STR_HAS(dom, "<svg");
-        CHECK_STR_HAS(dom, "On this machine:");
-    } else
+    size_t svgs = 0;
+    for (const char *p = page; (p = strstr(p, "<svg")); p += 4)
+        svgs++;
+    if (!browser_check(path, svgs))
         printf("test_all: chromium not installed: the page was not loaded "
                "in a browser (apt-get install chromium)\n");
     /* every verified row is a point: 14 kernels x 2 dtypes x 2 teams */
@@ -204,6 +328,97 @@ int main(int argc, char **argv)
     snprintf(want, sizeof(want), "%s/run", out);
     CHECK_STR_HAS(jstr(doc, "context", "run_folder"), want);
     json_decref(doc);
+
+    /* the report again from the folder's files alone, into a new one:
+     * every chart the job drew, and every kernel of the run named */
+    char rep[600];
+    snprintf(rep, sizeof(rep), "%s/rep", workdir);
+    const char *rargs[] = {"report", out, "--out", rep, NULL};
+    run(workdir, rargs, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "ridge, 1 thread: f32");
+    static const char *const redrawn[] = {
+        "report.html", "report.md",  "steps.json", "info.json",
+        "model.json",  "roofline.json", "ceilings.json",
+        "run/results.json"};
+    for (size_t i = 0; i < sizeof(redrawn) / sizeof(*redrawn); i++) {
+        snprintf(path, sizeof(path), "%s/%s", rep, redrawn[i]);
+        CHECK(exists(path));
+    }
+    if (access("/usr/bin/gnuplot", X_OK) == 0) {
+        static const char *const charts[] = {"roofline.png", "roofline.svg",
+                                             "reference.png", "reference.svg"};
+        for (size_t i = 0; i < 4; i++) {
+            snprintf(path, sizeof(path), "%s/%s", rep, charts[i]);
+            CHECK(exists(path));
+        }
+    }
+    snprintf(path, sizeof(path), "%s/report.html", rep);
+    static char again[4 << 20];
+    slurp(path, again, sizeof(again));
+    snprintf(path, sizeof(path), "%s/run/results.json", out);
+    doc = load_json(path);
+    size_t ri;
+    json_t *row;
+    json_array_foreach(json_object_get(doc, "rows"), ri, row)
+    {
+        const char *k = json_string_value(json_object_get(row, "kernel"));
+        if (access("/usr/bin/gnuplot", X_OK) == 0 && k)
+            CHECK_STR_HAS(again, k); /* in the roofline's legend */
+    }
+    json_decref(doc);
+    /* bad folders: one line naming the file, exit 2, nothing written */
+    char bad1[600], bad2[700], badout[600];
+    snprintf(bad1, sizeof(bad1), "%s/badjob", workdir);
+    snprintf(badout, sizeof(badout), "%s/badrep", workdir);
+    mkdir(bad1, 0755);
+    const char *b1[] = {"report", bad1, "--out", badout, NULL};
+    run(workdir, b1, &r); /* empty */
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "steps.json: missing");
+    CHECK_INT(count_lines(r.err), 1);
+    snprintf(bad2, sizeof(bad2), "%s/steps.json", bad1);
+    FILE *bf = fopen(bad2, "w");
+    fprintf(bf, "{\"schema\": \"roofbench.results\", \"schema_version\": 1}");
+    fclose(bf);
+    run(workdir, b1, &r); /* another schema */
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "not roofbench.all");
+    CHECK_INT(count_lines(r.err), 1);
+    /* a whole steps.json, its run document cut short */
+    snprintf(path, sizeof(path), "%s/steps.json", out);
+    static char text[1 << 20];
+    slurp(path, text, sizeof(text));
+    bf = fopen(bad2, "w");
+    fputs(text, bf);
+    fclose(bf);
+    static const char *const top[] = {"info.json", "model.json",
+                                       "ceilings.json"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", out, top[i]);
+        slurp(path, text, sizeof(text));
+        snprintf(path, sizeof(path), "%s/%s", bad1, top[i]);
+        bf = fopen(path, "w");
+        fputs(text, bf);
+        fclose(bf);
+    }
+    snprintf(path, sizeof(path), "%s/run", bad1);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/run/results.json", out);
+    slurp(path, text, sizeof(text));
+    snprintf(path, sizeof(path), "%s/run/results.json", bad1);
+    bf = fopen(path, "w");
+    fwrite(text, 1, strlen(text) / 2, bf);
+    fclose(bf);
+    run(workdir, b1, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "run/results.json: not a whole JSON document");
+    CHECK_INT(count_lines(r.err), 1);
+    const char *b0[] = {"report", "/nonexistent/job", "--out", badout, NULL};
+    run(workdir, b0, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "/nonexistent/job");
+    CHECK(!exists(badout));
 
     /* the same folder again: refused, nothing replaced */
     run(workdir, args, &r);

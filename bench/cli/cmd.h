@@ -27,7 +27,8 @@ typedef struct {
 } cmd_spec;
 
 extern const cmd_spec cmd_info, cmd_list, cmd_run, cmd_ceilings, cmd_profiles,
-    cmd_model, cmd_orders, cmd_sweep, cmd_compare, cmd_check, cmd_network, cmd_all;
+    cmd_model, cmd_orders, cmd_sweep, cmd_compare, cmd_check, cmd_network, cmd_all,
+    cmd_report;
 /* internal: the process `orders --traffic cachegrind` simulates */
 extern const cmd_spec cmd_traffic_child;
 

@@ -26,8 +26,7 @@
 #include "netflags.h"
 #include "parse.h"
 #include "progress.h"
-#include "report_job.h"
-#include "report_roofline.h"
+#include "report_all.h"
 #include "roofline.h"
 #include "runfolder.h"
 #include "session.h"
@@ -280,229 +279,10 @@ static void last_line(const char *text, char *buf, size_t len)
     text_escape(line, buf, len);
 }
 
-static void fmt_time(char *buf, size_t len, double s)
-{
-    snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
-}
-
-/* ---- the summary --------------------------------------------------------- */
-
-static json_t *load_doc(const char *dir, const char *step, const char *file)
-{
-    char path[4400];
-    snprintf(path, sizeof(path), "%s/%s/%s", dir, step, file);
-    return json_load_file(path, 0, NULL);
-}
-
-/* The headline figures, from the documents the steps left (read back:
- * what the summary says is what the folder holds). */
-static void summary(const rb_machine *m, const char *dir, const char *ceil,
-                    const step_result *res, FILE *f)
-{
-    fprintf(f, "\nsummary\n");
-    for (int s = 0; s < NSTEPS; s++) {
-        if (!res[s].wanted)
-            continue;
-        char t[16];
-        fmt_time(t, sizeof(t), res[s].seconds);
-        fprintf(f, "  %-9s %-11s %6s  %s\n", steps[s].name, res[s].status,
-                res[s].status[0] == 'n' ? "" : t, res[s].why);
-    }
-    roofline roof;
-    json_t *doc = NULL;
-    rb_err e;
-    if (ceil && roofline_load(ceil, m->host, &roof, &doc, &e) == RB_OK) {
-        for (size_t t = 0; t < roof.nteams; t++) {
-            const roof_team *team = &roof.teams[t];
-            const roof_level *dram = NULL;
-            for (size_t l = 0; l < team->nlevels; l++)
-                if (strcmp(team->levels[l].name, "DRAM") == 0)
-                    dram = &team->levels[l];
-            if (!dram)
-                continue;
-            fprintf(f, "  ridge, %d thread%s: ", team->threads,
-                    rb_plural(team->threads));
-            for (int d = 0; d < RB_NDTYPES; d++)
-                if (team->peak_gflops[d] > 0)
-                    fprintf(f, "%s%s %.3g FLOP/B (%.4g GFLOP/s over %.4g GB/s)",
-                            d ? "; " : "", rb_dtype_name((rb_dtype)d),
-                            team->peak_gflops[d] / dram->gbs,
-                            team->peak_gflops[d], dram->gbs);
-            fprintf(f, "\n");
-        }
-        json_decref(doc);
-    }
-    /* the kernels: the nearest to their roof and the farthest */
-    json_t *run =
-        res[STEP_RUN].wanted ? load_doc(dir, "run", "results.json") : NULL;
-    const json_t *best = NULL, *worst = NULL;
-    double bf = -1, wf = INFINITY;
-    size_t i;
-    json_t *row;
-    json_array_foreach(json_object_get(run, "rows"), i, row)
-    {
-        const json_t *fr = json_object_get(json_object_get(row, "roofline"),
-                                           "fraction_of_attainable");
-        if (!json_is_number(fr))
-            continue;
-        const double v = json_number_value(fr);
-        if (v > bf) {
-            bf = v;
-            best = row;
-        }
-        if (v < wf) {
-            wf = v;
-            worst = row;
-        }
-    }
-    const json_t *ends[2] = {best, worst};
-    for (int k = 0; k < 2 && best; k++)
-        fprintf(
-            f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
-            k ? "farthest from" : "nearest to",
-            json_string_value(json_object_get(ends[k], "kernel")),
-            json_string_value(json_object_get(ends[k], "dtype")),
-            (long long)json_integer_value(json_object_get(ends[k], "threads")),
-            rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
-            100 * (k ? wf : bf));
-    json_decref(run);
-    /* the four orders: the sentence orders writes */
-    json_t *ord =
-        res[STEP_ORDERS].wanted ? load_doc(dir, "orders", "orders.json") : NULL;
-    json_array_foreach(json_object_get(ord, "sizes"), i, row)
-    {
-        const char *sum = json_string_value(json_object_get(row, "summary"));
-        if (sum)
-            fprintf(f, "  four orders, %s n=%lld: %s\n",
-                    json_string_value(json_object_get(row, "dtype")),
-                    (long long)json_integer_value(json_object_get(row, "n")),
-                    sum);
-    }
-    json_decref(ord);
-    /* the sweep: the blocked kernel's 50% knee against the ridge batch */
-    json_t *sw =
-        res[STEP_SWEEP].wanted ? load_doc(dir, "sweep", "sweep.json") : NULL;
-    json_array_foreach(json_object_get(sw, "curves"), i, row)
-    {
-        const char *k = json_string_value(json_object_get(row, "kernel"));
-        const json_t *kn =
-            json_object_get(json_object_get(row, "knee50"), "batch");
-        const json_t *rb =
-            json_object_get(json_object_get(row, "predicted"), "ridge_batch");
-        if (!k || strcmp(k, "matmul_blocked") != 0 || !json_is_number(kn) ||
-            !json_is_number(rb))
-            continue;
-        fprintf(f,
-                "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
-                "weights: B %.3g measured, %.3g predicted\n",
-                json_string_value(json_object_get(row, "dtype")),
-                (long long)json_integer_value(json_object_get(row, "threads")),
-                rb_plural(json_integer_value(json_object_get(row, "threads"))),
-                json_string_value(json_object_get(row, "weights")),
-                json_number_value(kn), json_number_value(rb));
-    }
-    json_decref(sw);
-    json_t *net = res[STEP_NETWORK].wanted
-                      ? load_doc(dir, "network", "network.json")
-                      : NULL;
-    const json_t *cross =
-        json_object_get(json_object_get(net, "shard"), "crossover");
-    json_t *c;
-    json_array_foreach(cross, i, c)
-    {
-        const double meas = json_number_value(json_object_get(c, "measured_d"));
-        const double pred =
-            json_number_value(json_object_get(c, "predicted_d"));
-        fprintf(f,
-                "  network crossover, %s B=%lld: D %.4g measured, %.4g "
-                "predicted\n",
-                json_string_value(json_object_get(c, "dtype")),
-                (long long)json_integer_value(json_object_get(c, "b")), meas,
-                pred);
-    }
-    json_decref(net);
-    /* the host beside the reference profiles: each one's ridge */
-    char path[4400];
-    snprintf(path, sizeof(path), "%s/model.json", dir);
-    json_t *model =
-        res[STEP_MODEL].wanted ? json_load_file(path, 0, NULL) : NULL;
-    int first = 1;
-    json_array_foreach(json_object_get(model, "targets"), i, c)
-    {
-        fprintf(f, "%s%s %.3g (%s)",
-                first ? "  ridge FLOP/B beside the "
-                        "references: "
-                      : ", ",
-                json_string_value(json_object_get(c, "profile")),
-                json_number_value(json_object_get(c, "ridge")),
-                json_string_value(json_object_get(c, "dtype")));
-        first = 0;
-    }
-    if (!first)
-        fprintf(f, "\n");
-    json_decref(model);
-}
-
-/* ---- the report ---------------------------------------------------------- */
-
-static const job_chart charts[] = {
-    {"The host roofline, every kernel on it", "roofline.svg", "roofline.png",
-     "Each kernel's best rate against its intensity, the FLOPs it does per "
-     "byte it must move. Grey: the compute roofs measured at each vector "
-     "width; dashed: OpenBLAS's GEMM, what a tuned kernel reaches; blue: each "
-     "memory level's read bandwidth, up to the ridge where it meets the "
-     "peak. Left of a ridge a kernel can go no faster than its level's "
-     "diagonal, right of it no faster than the peak: look at how far each "
-     "marker sits below the roof above it, and which roof that is.",
-     "ridge,|nearest|farthest|ridge FLOP/B"},
-    {"The host beside the reference chips", "reference.svg", "reference.png",
-     "Each chip's roofline from its spec sheet (the host's as measured, all "
-     "its cores), on one axis: the diagonal is its memory bandwidth, the "
-     "flat part its peak, the dot its ridge point, the intensity a kernel "
-     "needs before the chip's arithmetic, not its memory, limits it. An "
-     "accelerator's ridge sits far to the right of a CPU's: the same kernel "
-     "needs a larger batch to use it.",
-     "ridge FLOP/B"},
-    {"Bandwidth against the working set", "ceilings/bandwidth.svg",
-     "ceilings/bandwidth.png",
-     "The read, write, copy and triad kernels' bandwidth as the working set "
-     "grows through the caches into memory. Each flat stretch is a level's "
-     "plateau, the bandwidth the roofline uses for it; the steps between "
-     "are where the set outgrows a cache.",
-     "ridge,"},
-    {"Four orders, same FLOPs (f64, n = 512)", "orders/orders-f64-512.svg",
-     "orders/orders-f64-512.png",
-     "The same matrix product in dot-product, column, row, outer-product and "
-     "blocked order: identical FLOPs, very different traffic. The bars are "
-     "the bytes each form moves at L1 and at the last level (model, and "
-     "simulation or counters where available); the order that walks a "
-     "column of B for every output pays for it in traffic and time.",
-     "four orders, f64"},
-    {"Four orders, same FLOPs (f32, n = 512)", "orders/orders-f32-512.svg",
-     "orders/orders-f32-512.png", "The same in single precision.",
-     "four orders, f32"},
-    {"Batch size is the lever", "sweep/sweep.svg", "sweep/sweep.png",
-     "[B,P] x [P,M] as B grows: its intensity grows with B while the weights "
-     "dominate the bytes, so the fraction of peak climbs until the product "
-     "turns compute-bound near the ridge. Open circles: each curve's 50% "
-     "knee; the host's roofs dashed, the reference chips' in grey, each "
-     "against its own peak. batched (every row its own matrix) stays flat: "
-     "nothing is reused.",
-     "sweep knee"},
-    {"The network is a roof too", "network/network.svg", "network/network.png",
-     "The link between ranks over MPI: latency and bandwidth of messages, "
-     "the all-reduce's bus bandwidth, and [B,D] x [D,F] split over the ranks "
-     "along D. The partial sums must cross the link, so the product is "
-     "compute-bound only while D > (N-1) s C / W: the circles mark that "
-     "prediction, the diamonds where compute's time rose above the "
-     "all-reduce's. B cancels: the two batch sizes cross at about the same "
-     "D.",
-     "network crossover"},
-};
-
 /* ---- the command --------------------------------------------------------- */
 
-static json_t *steps_json(const step_result *res, const char *status)
+static json_t *steps_json(const step_result *res, const char *status,
+                          const char *date)
 {
     jdoc j = {0};
     json_t *arr = json_array();
@@ -514,8 +294,9 @@ static json_t *steps_json(const step_result *res, const char *status)
                             res[s].exit, "seconds", res[s].seconds, "note",
                             jd_str(res[s].why)));
     json_t *root =
-        jd_pack(&j, "{s:s, s:i, s:s, s:o}", "schema", "roofbench.all",
-                "schema_version", 1, "status", status, "steps", arr);
+        jd_pack(&j, "{s:s, s:i, s:s, s:s, s:o}", "schema", "roofbench.all",
+                "schema_version", 1, "date", date, "status", status, "steps",
+                arr);
     rb_err e;
     return jd_done(&j, &root, "steps.json", &e) ? NULL : root;
 }
@@ -561,51 +342,15 @@ static int run_step(int s, const all_opts *o, const char *self, runfolder *f,
     return wrc;
 }
 
-/* The job's own charts, from the steps' documents: the host roofline
- * with every kernel on it, and the host beside the reference chips. Each
- * why says why its chart is missing ("" when drawn). Returns RB_OK, or an
- * error writing the folder. */
-static int job_charts(runfolder *f, const step_result *res,
-                      const char *ceil_file, char *chart_why, size_t cwlen,
-                      char *ref_why, size_t rwlen, rb_err *e)
+/* The steps the job was asked for, as the report layer reads them. */
+static size_t job_steps(const step_result *res, job_step *out)
 {
-    /* the host roofline with every kernel on it, from the documents */
-    chart_why[0] = 0;
-    if (ceil_file && res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
-        !stop_signal) {
-        char rpath[4500];
-        snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", f->tmp);
-        json_t *cd = json_load_file(ceil_file, 0, NULL),
-               *rd = json_load_file(rpath, 0, NULL);
-        /* the figures as data (ERT's roofline.json), then the chart */
-        int crc = cd ? report_roofline_json(f, cd, e) : RB_OK;
-        if (!crc)
-            crc = cd && rd
-                      ? report_roofline_chart(f, cd, rd, chart_why, cwlen, e)
-                      : (snprintf(chart_why, cwlen,
-                                  "the documents could not be read"),
-                         RB_OK);
-        json_decref(cd);
-        json_decref(rd);
-        if (crc)
-            return crc;
-    } else
-        snprintf(chart_why, cwlen, "it needs the ceilings and run steps");
-    /* the host beside the reference chips, from the model step */
-    snprintf(ref_why, rwlen, "the model step did not run");
-    if (res[STEP_MODEL].wanted && res[STEP_MODEL].exit == 0 && !stop_signal) {
-        char mpath[4500];
-        snprintf(mpath, sizeof(mpath), "%.4400s/model.json", f->tmp);
-        json_t *md = json_load_file(mpath, 0, NULL);
-        int mrc =
-            md ? report_reference_chart(f, md, ref_why, rwlen, e)
-               : (snprintf(ref_why, rwlen, "model.json could not be read"),
-                  RB_OK);
-        json_decref(md);
-        if (mrc)
-            return mrc;
-    }
-    return RB_OK;
+    size_t n = 0;
+    for (int s = 0; s < NSTEPS; s++)
+        if (res[s].wanted)
+            out[n++] = (job_step){steps[s].name, res[s].status,
+                                  res[s].seconds, res[s].why};
+    return n;
 }
 
 static int all_main(const rb_machine *m, const void *opts,
@@ -635,6 +380,14 @@ static int all_main(const rb_machine *m, const void *opts,
     if (runfolder_open(&f, SESSION_ROOT, o->out, m->host, stamp, e))
         return 2;
     if (runfolder_publish(&f, e)) {
+        runfolder_abandon(&f);
+        return 2;
+    }
+    /* a roofline given with --ceilings is kept with the job, so that the
+     * folder alone holds what every step was judged against */
+    if (o->ceilings &&
+        runfolder_write_text(&f, "ceilings.json", text_read_file(o->ceilings),
+                             e)) {
         runfolder_abandon(&f);
         return 2;
     }
@@ -679,8 +432,8 @@ static int all_main(const rb_machine *m, const void *opts,
         const double left = (planned - done_planned) *
                             (done_planned > 0 ? el / done_planned : 1.0);
         char te[16], tl[16];
-        fmt_time(te, sizeof(te), el);
-        fmt_time(tl, sizeof(tl), left);
+        report_all_clock(te, sizeof(te), el);
+        report_all_clock(tl, sizeof(tl), left);
         progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
                       k, wanted, steps[s].name, steps[s].what, te, tl);
         char outdir[4400];
@@ -696,11 +449,15 @@ static int all_main(const rb_machine *m, const void *opts,
         }
     }
     char chart_why[512], ref_why[512];
-    if (job_charts(&f, res, ceil_file, chart_why, sizeof(chart_why), ref_why,
-                   sizeof(ref_why), e))
+    const int run_ok = res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
+                       !stop_signal;
+    const int model_ok = res[STEP_MODEL].wanted &&
+                         res[STEP_MODEL].exit == 0 && !stop_signal;
+    if (report_all_charts(&f, f.tmp, ceil_file, run_ok, model_ok, chart_why,
+                          sizeof(chart_why), ref_why, sizeof(ref_why), e))
         return 2;
     const char *status = stop_signal ? "interrupted" : "complete";
-    json_t *doc = steps_json(res, status);
+    json_t *doc = steps_json(res, status, iso);
     char *text = doc ? jd_dump(doc, 6) : NULL;
     json_decref(doc);
     int rc = text ? runfolder_write(&f, "steps.json", text, strlen(text), e)
@@ -723,15 +480,15 @@ static int all_main(const rb_machine *m, const void *opts,
     size_t sumlen = 0;
     FILE *ms = open_memstream(&sum, &sumlen);
     if (ms) {
-        summary(m, f.final, cf, res, ms);
+        job_step js[NSTEPS];
+        report_all_summary(f.final, cf, js, job_steps(res, js), ms);
         fclose(ms);
     }
     fputs(sum ? sum : "", stdout);
     const char *body = sum ? sum : "";
     if (strncmp(body, "\nsummary\n", 9) == 0) /* the report has its own */
         body += 9;
-    rc = report_job_write(&f, m->host, iso, body, text, charts,
-                          sizeof(charts) / sizeof(charts[0]), e);
+    rc = report_all_write(&f, m->host, iso, body, text, e);
     free(sum);
     free(text);
     if (rc)

@@ -34,6 +34,8 @@ static const struct {
      "deterministic gate: cachegrind counts against a committed baseline"},
     {"network", &cmd_network,
      "network roof over MPI: latency, bandwidth, all-reduce, sharded matmul"},
+    {"report", &cmd_report,
+     "the report and charts of an old `all` folder again, from its files"},
     {"profiles", &cmd_profiles,
      "chip profiles: ridge point per dtype, network ridge per link"},
     {"model", &cmd_model,

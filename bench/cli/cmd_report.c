@@ -1,0 +1,443 @@
+/* roofbench report RUN: an old main job's report and charts again, in a
+ * new folder, from that job's own files: steps.json, each step's document
+ * and data files. Everything is checked before anything is written: the
+ * folder, steps.json (whole, of schema roofbench.all), and the document of
+ * every step it records as ok. Then the steps' data files are copied, the
+ * steps' charts drawn again from them with this build's gnuplot scripts
+ * (never a script from the folder: no string from a file reaches gnuplot's
+ * command language), the job's own charts and roofline.json rebuilt from
+ * the documents, and report.md and report.html written. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "flags.h"
+#include "plot.h"
+#include "report_all.h"
+#include "runfolder.h"
+#include "session.h"
+#include "text.h"
+
+typedef struct {
+    const char *out;
+} report_opts;
+
+static const flag_spec report_flags[] = {
+    FLAG_OUT(report_opts, out),
+};
+
+static const flag_table report_table = {
+    "report",
+    "usage: roofbench report [--out DIR] RUN_FOLDER",
+    "Draws the charts and writes the report of a `roofbench all` folder "
+    "again,\n"
+    "into a new folder, from that folder's documents and data files alone: an "
+    "old\nrun re-rendered by this build. Checks the folder first: steps.json "
+    "must be\nwhole and of schema roofbench.all, and the document of every "
+    "step it records\nas ok must be whole. Copies steps.json, info.json, "
+    "model.json and each step's\ndocuments and data files, draws each step's "
+    "chart again from its data,\nrebuilds roofline.json, the host roofline and "
+    "the reference rooflines from\nthe documents, and writes report.md and "
+    "report.html. Measures nothing.",
+    report_flags,
+    sizeof(report_flags) / sizeof(report_flags[0]),
+    "Exit status: 0 written, 2 bad input (one line naming the file; nothing "
+    "written).",
+    1};
+
+enum { MAX_STEPS = 16 };
+
+/* The steps whose subfolder holds a chart, and how it is drawn. */
+static const struct {
+    const char *step, *script_name;
+    const char *outputs[3];
+} step_charts[] = {
+    {"ceilings", "plot-bandwidth.gp", {"bandwidth.png", "bandwidth.svg", NULL}},
+    {"orders", "plot-orders.gp", {"orders-*.png", "orders-*.svg", NULL}},
+    {"sweep", "plot-sweep.gp", {"sweep.png", "sweep.svg", NULL}},
+    {"network", "plot-network.gp", {"network.png", "network.svg", NULL}},
+};
+
+static const char *chart_script(size_t i)
+{
+    switch (i) {
+    case 0:
+        return rb_plot_bandwidth_gp;
+    case 1:
+        return rb_plot_orders_gp;
+    case 2:
+        return rb_plot_sweep_gp;
+    default:
+        return rb_plot_network_gp;
+    }
+}
+
+/* The folder's path as printed. */
+static void shown(const char *path, char *buf, size_t len)
+{
+    text_escape(path, buf, len);
+}
+
+/* A document of the folder: whole JSON, an object. NULL with e naming the
+ * file otherwise. */
+static json_t *load(const char *dir, const char *rel, rb_err *e)
+{
+    char path[4400], sh[4 * 4400];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    shown(path, sh, sizeof(sh));
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        rb_fail(e, RB_EINPUT, "%s: %s", sh, strerror(errno));
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc) {
+        char msg[400];
+        text_escape(je.text, msg, sizeof(msg));
+        rb_fail(e, RB_EINPUT, "%s: not a whole JSON document (line %d: %s)", sh,
+                je.line, msg);
+        return NULL;
+    }
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        rb_fail(e, RB_EINPUT, "%s: not a JSON object", sh);
+        return NULL;
+    }
+    return doc;
+}
+
+/* steps.json read into steps (pointing into doc); the count, or -1. */
+static int read_steps(const char *run, json_t **doc, job_step *steps, rb_err *e)
+{
+    char sh[4 * 4400], path[4400];
+    snprintf(path, sizeof(path), "%s/steps.json", run);
+    shown(path, sh, sizeof(sh));
+    *doc = load(run, "steps.json", e);
+    if (!*doc)
+        return -1;
+    const char *schema = json_string_value(json_object_get(*doc, "schema"));
+    if (!schema || strcmp(schema, "roofbench.all") != 0) {
+        char got[200];
+        text_escape(schema ? schema : "(none)", got, sizeof(got));
+        return rb_fail(e, RB_EINPUT,
+                       "%s: schema '%s', not roofbench.all (the record of "
+                       "`roofbench all`)",
+                       sh, got),
+               -1;
+    }
+    if (json_integer_value(json_object_get(*doc, "schema_version")) != 1)
+        return rb_fail(e, RB_EINPUT, "%s: schema_version is not 1", sh), -1;
+    const json_t *arr = json_object_get(*doc, "steps");
+    if (!json_is_array(arr) || json_array_size(arr) == 0 ||
+        json_array_size(arr) > MAX_STEPS)
+        return rb_fail(e, RB_EINPUT, "%s: no steps", sh), -1;
+    size_t i;
+    json_t *s;
+    json_array_foreach(arr, i, s)
+    {
+        const char *name = json_string_value(json_object_get(s, "name"));
+        const char *status = json_string_value(json_object_get(s, "status"));
+        const json_t *secs = json_object_get(s, "seconds");
+        const json_t *note = json_object_get(s, "note");
+        if (!name || !report_all_document(name) || !status ||
+            !json_is_number(secs) ||
+            !(json_is_string(note) || !note || json_is_null(note)))
+            return rb_fail(e, RB_EINPUT,
+                           "%s: steps[%zu] is not a step (name, status, "
+                           "seconds, note)",
+                           sh, i),
+                   -1;
+        steps[i] = (job_step){name, status, json_number_value(secs),
+                              json_string_value(note)};
+    }
+    return (int)json_array_size(arr);
+}
+
+static int step_ok(const job_step *steps, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(steps[i].name, name) == 0)
+            return strcmp(steps[i].status, "ok") == 0;
+    return 0;
+}
+
+/* A file of the folder, copied whole into f under name. */
+static int copy_file(runfolder *f, const char *from, const char *name,
+                     rb_err *e)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *in = fopen(from, "rb");
+    FILE *mem = open_memstream(&data, &len);
+    char buf[1 << 16];
+    size_t n;
+    while (in && mem && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+        fwrite(buf, 1, n, mem);
+    const int bad = !in || ferror(in);
+    if (in)
+        fclose(in);
+    if (mem)
+        fclose(mem);
+    if (bad) {
+        free(data);
+        char sh[4 * 4400];
+        shown(from, sh, sizeof(sh));
+        return rb_fail(e, RB_EINPUT, "%s: cannot be read", sh);
+    }
+    const int rc = runfolder_write(f, name, data ? data : "", len, e);
+    free(data);
+    return rc;
+}
+
+static int is_chart(const char *name)
+{
+    return fnmatch("*.png", name, 0) == 0 || fnmatch("*.svg", name, 0) == 0 ||
+           fnmatch("plot-*.gp", name, 0) == 0 || strcmp(name, "plot.log") == 0;
+}
+
+/* A step's subfolder: its documents and data files copied into the same
+ * subfolder of f (charts and scripts left behind), then its chart drawn
+ * again from them. why: "" when drawn, else why not. */
+static int redraw_step(runfolder *f, const char *run, size_t c, char *why,
+                       size_t whylen, rb_err *e)
+{
+    runfolder sub = *f;
+    char src[4400];
+    snprintf(src, sizeof(src), "%s/%s", run, step_charts[c].step);
+    snprintf(sub.tmp, sizeof(sub.tmp), "%.2300s/%s", f->tmp,
+             step_charts[c].step);
+    snprintf(sub.shown, sizeof(sub.shown), "%.8000s/%s", f->shown,
+             step_charts[c].step);
+    if (mkdir(sub.tmp, 0755) != 0)
+        return rb_fail(e, RB_EINPUT, "%s: %s", sub.shown, strerror(errno));
+    DIR *d = opendir(src);
+    int rc = RB_OK;
+    for (struct dirent *de; !rc && d && (de = readdir(d));) {
+        char from[4700];
+        snprintf(from, sizeof(from), "%s/%s", src, de->d_name);
+        struct stat st;
+        if (lstat(from, &st) != 0 || !S_ISREG(st.st_mode) ||
+            !runfolder_is_ours(de->d_name) || is_chart(de->d_name))
+            continue;
+        rc = copy_file(&sub, from, de->d_name, e);
+    }
+    if (d)
+        closedir(d);
+    if (rc)
+        return rc;
+    int made = 0;
+    rb_err pe;
+    if (plot_run(&sub, step_charts[c].script_name, chart_script(c),
+                 step_charts[c].outputs, &made, why, whylen, &pe) != RB_OK)
+        snprintf(why, whylen, "%.400s", pe.msg);
+    else if (made)
+        why[0] = 0;
+    return RB_OK;
+}
+
+/* The roofline the job's steps were judged against: its ceilings step's,
+ * else the one `all --ceilings` kept in the folder; NULL if neither. */
+static const char *job_ceilings(const char *run, const job_step *steps, int n,
+                                char *buf, size_t len)
+{
+    struct stat st;
+    if (step_ok(steps, n, "ceilings"))
+        snprintf(buf, len, "%s/ceilings/ceilings.json", run);
+    else
+        snprintf(buf, len, "%s/ceilings.json", run);
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+/* Checks the folder and every document a step recorded as ok; the steps
+ * (count) and steps.json, or -1 with e set. */
+static int check_folder(const char *run, json_t **steps_doc, job_step *steps,
+                        rb_err *e)
+{
+    char sh[4 * 4400];
+    shown(run, sh, sizeof(sh));
+    struct stat st;
+    if (stat(run, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "%s: %s", sh, strerror(errno)), -1;
+    if (!S_ISDIR(st.st_mode))
+        return rb_fail(e, RB_EINPUT, "%s: not a folder", sh), -1;
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/steps.json", run);
+    if (stat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "%s/steps.json: missing (not the folder of "
+                       "`roofbench all`)",
+                       sh),
+               -1;
+    const int n = read_steps(run, steps_doc, steps, e);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(steps[i].status, "ok") != 0)
+            continue;
+        json_t *doc = load(run, report_all_document(steps[i].name), e);
+        if (!doc) {
+            json_decref(*steps_doc);
+            return -1;
+        }
+        json_decref(doc);
+    }
+    char ceil[4400];
+    if (n > 0 && !step_ok(steps, n, "ceilings") &&
+        job_ceilings(run, steps, n, ceil, sizeof(ceil))) {
+        json_t *kept = load(run, "ceilings.json", e);
+        if (!kept) {
+            json_decref(*steps_doc);
+            return -1;
+        }
+        json_decref(kept);
+    }
+    return n;
+}
+
+/* The job's host and date, from its documents. */
+static void job_host(const char *run, const json_t *steps_doc,
+                     const job_step *steps, int n, char *host, size_t hlen,
+                     char *date, size_t dlen)
+{
+    rb_err e;
+    snprintf(host, hlen, "unknown-host");
+    snprintf(date, dlen, "date unknown");
+    const char *jd = json_string_value(json_object_get(steps_doc, "date"));
+    json_t *info =
+        step_ok(steps, n, "info") ? load(run, "info.json", &e) : NULL;
+    const char *h = json_string_value(json_object_get(info, "host"));
+    if (h)
+        text_escape(h, host, hlen);
+    json_decref(info);
+    json_t *res =
+        step_ok(steps, n, "run") ? load(run, "run/results.json", &e) : NULL;
+    const json_t *ctx = json_object_get(res, "context");
+    const char *rh = json_string_value(json_object_get(ctx, "host"));
+    const char *rd = json_string_value(json_object_get(ctx, "date"));
+    if (!h && rh)
+        text_escape(rh, host, hlen);
+    if (jd || rd) /* the job's start, else its run step's */
+        text_escape(jd ? jd : rd, date, dlen);
+    json_decref(res);
+}
+
+static int write_report(runfolder *f, const char *run, json_t *steps_doc,
+                        const job_step *steps, int n, rb_err *e)
+{
+    static const char *const top[] = {"info.json", "model.json"};
+    char from[4400];
+    int rc = RB_OK;
+    for (size_t i = 0; !rc && i < 2; i++) {
+        snprintf(from, sizeof(from), "%s/%s", run, top[i]);
+        struct stat st;
+        if (stat(from, &st) == 0 && S_ISREG(st.st_mode))
+            rc = copy_file(f, from, top[i], e);
+    }
+    char whys[4][512];
+    for (size_t c = 0; !rc && c < 4; c++) {
+        snprintf(whys[c], sizeof(whys[c]), "the step did not run");
+        if (step_ok(steps, n, step_charts[c].step))
+            rc = redraw_step(f, run, c, whys[c], sizeof(whys[c]), e);
+    }
+    /* run's documents travel too: the host roofline is drawn from them */
+    if (!rc && step_ok(steps, n, "run")) {
+        runfolder sub = *f;
+        snprintf(sub.tmp, sizeof(sub.tmp), "%.2300s/run", f->tmp);
+        rc = mkdir(sub.tmp, 0755) == 0 ? RB_OK
+                                       : rb_fail(e, RB_EINPUT, "%s/run: %s",
+                                                 f->shown, strerror(errno));
+        static const char *const docs[] = {"results.json", "results.csv"};
+        for (size_t i = 0; !rc && i < 2; i++) {
+            snprintf(from, sizeof(from), "%s/run/%s", run, docs[i]);
+            struct stat st;
+            if (stat(from, &st) == 0)
+                rc = copy_file(&sub, from, docs[i], e);
+        }
+    }
+    if (rc)
+        return rc;
+    char ceil[4400], chart_why[512], ref_why[512];
+    const char *cf = job_ceilings(run, steps, n, ceil, sizeof(ceil));
+    if (!rc && cf && !step_ok(steps, n, "ceilings"))
+        rc = copy_file(f, cf, "ceilings.json", e);
+    rc = report_all_charts(f, run, cf, step_ok(steps, n, "run"),
+                           step_ok(steps, n, "model"), chart_why,
+                           sizeof(chart_why), ref_why, sizeof(ref_why), e);
+    char *text = rc ? NULL : json_dumps(steps_doc, JSON_INDENT(2));
+    if (!rc)
+        rc = text ? runfolder_write(f, "steps.json", text, strlen(text), e)
+                  : rb_fail(e, RB_EINPUT, "steps.json: cannot be written");
+    char *sum = NULL;
+    size_t sumlen = 0;
+    FILE *ms = rc ? NULL : open_memstream(&sum, &sumlen);
+    if (ms) {
+        report_all_summary(run, cf, steps, (size_t)n, ms);
+        fclose(ms);
+    }
+    char host[256], date[128];
+    job_host(run, steps_doc, steps, n, host, sizeof(host), date, sizeof(date));
+    const char *body = sum ? sum : "";
+    if (strncmp(body, "\nsummary\n", 9) == 0)
+        body += 9;
+    if (!rc)
+        rc = report_all_write(f, host, date, body, text, e);
+    if (!rc) {
+        fputs(sum ? sum : "", stdout);
+        for (size_t c = 0; c < 4; c++)
+            if (whys[c][0])
+                printf("%s chart: not drawn: %s\n", step_charts[c].step,
+                       whys[c]);
+        if (chart_why[0])
+            printf("roofline chart: not drawn: %s\n", chart_why);
+        if (ref_why[0])
+            printf("reference chart: not drawn: %s\n", ref_why);
+    }
+    free(sum);
+    free(text);
+    return rc;
+}
+
+static int report_main(const rb_machine *m, const void *opts,
+                       const flag_seen *seen, rb_err *e)
+{
+    const report_opts *o = opts;
+    if (seen->npos != 1)
+        return rb_fail(e, RB_EINPUT,
+                       "report: give one folder of `roofbench all` (got "
+                       "%d)",
+                       seen->npos),
+               2;
+    const char *run = seen->pos[0];
+    json_t *steps_doc = NULL;
+    job_step steps[MAX_STEPS];
+    const int n = check_folder(run, &steps_doc, steps, e);
+    if (n < 0)
+        return 2;
+    runfolder f;
+    char iso[32], stamp[32];
+    runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
+    if (runfolder_open(&f, SESSION_ROOT, o->out, m->host, stamp, e)) {
+        json_decref(steps_doc);
+        return 2;
+    }
+    int rc = write_report(&f, run, steps_doc, steps, n, e);
+    json_decref(steps_doc);
+    if (!rc)
+        rc = runfolder_commit(&f, e);
+    if (rc) {
+        runfolder_abandon(&f);
+        return 2;
+    }
+    printf("\nreport: %s/report.html and report.md\nresults: %s\n", f.shown,
+           f.shown);
+    return 0;
+}
+
+const cmd_spec cmd_report = {&report_table, sizeof(report_opts), report_main,
+                             NULL};

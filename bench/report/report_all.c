@@ -1,0 +1,297 @@
+#include "report_all.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "kernel.h"
+#include "report_job.h"
+#include "report_roofline.h"
+#include "roofline.h"
+#include "text.h"
+
+static const struct {
+    const char *step, *doc;
+} documents[] = {
+    {"info", "info.json"},         {"ceilings", "ceilings/ceilings.json"},
+    {"run", "run/results.json"},   {"orders", "orders/orders.json"},
+    {"sweep", "sweep/sweep.json"}, {"network", "network/network.json"},
+    {"model", "model.json"},
+};
+
+const char *report_all_document(const char *step)
+{
+    for (size_t i = 0; i < sizeof(documents) / sizeof(documents[0]); i++)
+        if (strcmp(step, documents[i].step) == 0)
+            return documents[i].doc;
+    return NULL;
+}
+
+void report_all_clock(char *buf, size_t len, double s)
+{
+    snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
+}
+
+/* The document of a step the job ran, or NULL. */
+static json_t *load_doc(const char *dir, const job_step *steps, size_t n,
+                        const char *step)
+{
+    const char *doc = report_all_document(step);
+    size_t s = 0;
+    while (s < n && strcmp(steps[s].name, step) != 0)
+        s++;
+    if (s == n || !doc)
+        return NULL;
+    char path[4400];
+    snprintf(path, sizeof(path), "%s/%s", dir, doc);
+    return json_load_file(path, 0, NULL);
+}
+
+/* The headline figures, from the documents the steps left (read back:
+ * what the summary says is what the folder holds). */
+void report_all_summary(const char *dir, const char *ceil,
+                        const job_step *steps, size_t nsteps, FILE *f)
+{
+    fprintf(f, "\nsummary\n");
+    for (size_t s = 0; s < nsteps; s++) {
+        char t[16];
+        report_all_clock(t, sizeof(t), steps[s].seconds);
+        fprintf(f, "  %-9s %-11s %6s  %s\n", steps[s].name, steps[s].status,
+                steps[s].status[0] == 'n' ? "" : t,
+                steps[s].note ? steps[s].note : "");
+    }
+    roofline roof;
+    json_t *doc = ceil ? json_load_file(ceil, 0, NULL) : NULL;
+    rb_err e;
+    if (doc && roofline_from_doc(doc, "ceilings.json", &roof, &e) == RB_OK) {
+        for (size_t t = 0; t < roof.nteams; t++) {
+            const roof_team *team = &roof.teams[t];
+            const roof_level *dram = NULL;
+            for (size_t l = 0; l < team->nlevels; l++)
+                if (strcmp(team->levels[l].name, "DRAM") == 0)
+                    dram = &team->levels[l];
+            if (!dram)
+                continue;
+            fprintf(f, "  ridge, %d thread%s: ", team->threads,
+                    rb_plural(team->threads));
+            for (int d = 0; d < RB_NDTYPES; d++)
+                if (team->peak_gflops[d] > 0)
+                    fprintf(f, "%s%s %.3g FLOP/B (%.4g GFLOP/s over %.4g GB/s)",
+                            d ? "; " : "", rb_dtype_name((rb_dtype)d),
+                            team->peak_gflops[d] / dram->gbs,
+                            team->peak_gflops[d], dram->gbs);
+            fprintf(f, "\n");
+        }
+    }
+    json_decref(doc);
+    /* the kernels: the nearest to their roof and the farthest */
+    json_t *run = load_doc(dir, steps, nsteps, "run");
+    const json_t *best = NULL, *worst = NULL;
+    double bf = -1, wf = INFINITY;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(run, "rows"), i, row)
+    {
+        const json_t *fr = json_object_get(json_object_get(row, "roofline"),
+                                           "fraction_of_attainable");
+        if (!json_is_number(fr))
+            continue;
+        const double v = json_number_value(fr);
+        if (v > bf) {
+            bf = v;
+            best = row;
+        }
+        if (v < wf) {
+            wf = v;
+            worst = row;
+        }
+    }
+    const json_t *ends[2] = {best, worst};
+    for (int k = 0; k < 2 && best; k++)
+        fprintf(
+            f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
+            k ? "farthest from" : "nearest to",
+            json_string_value(json_object_get(ends[k], "kernel")),
+            json_string_value(json_object_get(ends[k], "dtype")),
+            (long long)json_integer_value(json_object_get(ends[k], "threads")),
+            rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
+            100 * (k ? wf : bf));
+    json_decref(run);
+    /* the four orders: the sentence orders writes */
+    json_t *ord = load_doc(dir, steps, nsteps, "orders");
+    json_array_foreach(json_object_get(ord, "sizes"), i, row)
+    {
+        const char *sum = json_string_value(json_object_get(row, "summary"));
+        if (sum)
+            fprintf(f, "  four orders, %s n=%lld: %s\n",
+                    json_string_value(json_object_get(row, "dtype")),
+                    (long long)json_integer_value(json_object_get(row, "n")),
+                    sum);
+    }
+    json_decref(ord);
+    /* the sweep: the blocked kernel's 50% knee against the ridge batch */
+    json_t *sw = load_doc(dir, steps, nsteps, "sweep");
+    json_array_foreach(json_object_get(sw, "curves"), i, row)
+    {
+        const char *k = json_string_value(json_object_get(row, "kernel"));
+        const json_t *kn =
+            json_object_get(json_object_get(row, "knee50"), "batch");
+        const json_t *rb =
+            json_object_get(json_object_get(row, "predicted"), "ridge_batch");
+        if (!k || strcmp(k, "matmul_blocked") != 0 || !json_is_number(kn) ||
+            !json_is_number(rb))
+            continue;
+        fprintf(f,
+                "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
+                "weights: B %.3g measured, %.3g predicted\n",
+                json_string_value(json_object_get(row, "dtype")),
+                (long long)json_integer_value(json_object_get(row, "threads")),
+                rb_plural(json_integer_value(json_object_get(row, "threads"))),
+                json_string_value(json_object_get(row, "weights")),
+                json_number_value(kn), json_number_value(rb));
+    }
+    json_decref(sw);
+    json_t *net = load_doc(dir, steps, nsteps, "network");
+    const json_t *cross =
+        json_object_get(json_object_get(net, "shard"), "crossover");
+    json_t *c;
+    json_array_foreach(cross, i, c)
+    {
+        const double meas = json_number_value(json_object_get(c, "measured_d"));
+        const double pred =
+            json_number_value(json_object_get(c, "predicted_d"));
+        fprintf(f,
+                "  network crossover, %s B=%lld: D %.4g measured, %.4g "
+                "predicted\n",
+                json_string_value(json_object_get(c, "dtype")),
+                (long long)json_integer_value(json_object_get(c, "b")), meas,
+                pred);
+    }
+    json_decref(net);
+    /* the host beside the reference profiles: each one's ridge */
+    json_t *model = load_doc(dir, steps, nsteps, "model");
+    int first = 1;
+    json_array_foreach(json_object_get(model, "targets"), i, c)
+    {
+        fprintf(f, "%s%s %.3g (%s)",
+                first ? "  ridge FLOP/B beside the "
+                        "references: "
+                      : ", ",
+                json_string_value(json_object_get(c, "profile")),
+                json_number_value(json_object_get(c, "ridge")),
+                json_string_value(json_object_get(c, "dtype")));
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n");
+    json_decref(model);
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+static const job_chart charts[] = {
+    {"The host roofline, every kernel on it", "roofline.svg", "roofline.png",
+     "Each kernel's best rate against its intensity, the FLOPs it does per "
+     "byte it must move. Grey: the compute roofs measured at each vector "
+     "width; dashed: OpenBLAS's GEMM, what a tuned kernel reaches; blue: each "
+     "memory level's read bandwidth, up to the ridge where it meets the "
+     "peak. Left of a ridge a kernel can go no faster than its level's "
+     "diagonal, right of it no faster than the peak: look at how far each "
+     "marker sits below the roof above it, and which roof that is.",
+     "ridge,|nearest|farthest|ridge FLOP/B"},
+    {"The host beside the reference chips", "reference.svg", "reference.png",
+     "Each chip's roofline from its spec sheet (the host's as measured, all "
+     "its cores), on one axis: the diagonal is its memory bandwidth, the "
+     "flat part its peak, the dot its ridge point, the intensity a kernel "
+     "needs before the chip's arithmetic, not its memory, limits it. An "
+     "accelerator's ridge sits far to the right of a CPU's: the same kernel "
+     "needs a larger batch to use it.",
+     "ridge FLOP/B"},
+    {"Bandwidth against the working set", "ceilings/bandwidth.svg",
+     "ceilings/bandwidth.png",
+     "The read, write, copy and triad kernels' bandwidth as the working set "
+     "grows through the caches into memory. Each flat stretch is a level's "
+     "plateau, the bandwidth the roofline uses for it; the steps between "
+     "are where the set outgrows a cache.",
+     "ridge,"},
+    {"Four orders, same FLOPs (f64, n = 512)", "orders/orders-f64-512.svg",
+     "orders/orders-f64-512.png",
+     "The same matrix product in dot-product, column, row, outer-product and "
+     "blocked order: identical FLOPs, very different traffic. The bars are "
+     "the bytes each form moves at L1 and at the last level (model, and "
+     "simulation or counters where available); the order that walks a "
+     "column of B for every output pays for it in traffic and time.",
+     "four orders, f64"},
+    {"Four orders, same FLOPs (f32, n = 512)", "orders/orders-f32-512.svg",
+     "orders/orders-f32-512.png", "The same in single precision.",
+     "four orders, f32"},
+    {"Batch size is the lever", "sweep/sweep.svg", "sweep/sweep.png",
+     "[B,P] x [P,M] as B grows: its intensity grows with B while the weights "
+     "dominate the bytes, so the fraction of peak climbs until the product "
+     "turns compute-bound near the ridge. Open circles: each curve's 50% "
+     "knee; the host's roofs dashed, the reference chips' in grey, each "
+     "against its own peak. batched (every row its own matrix) stays flat: "
+     "nothing is reused.",
+     "sweep knee"},
+    {"The network is a roof too", "network/network.svg", "network/network.png",
+     "The link between ranks over MPI: latency and bandwidth of messages, "
+     "the all-reduce's bus bandwidth, and [B,D] x [D,F] split over the ranks "
+     "along D. The partial sums must cross the link, so the product is "
+     "compute-bound only while D > (N-1) s C / W: the circles mark that "
+     "prediction, the diamonds where compute's time rose above the "
+     "all-reduce's. B cancels: the two batch sizes cross at about the same "
+     "D.",
+     "network crossover"},
+};
+
+/* The job's own charts, from the steps' documents under src. */
+int report_all_charts(runfolder *f, const char *src, const char *ceil_file,
+                      int run_ok, int model_ok, char *chart_why, size_t cwlen,
+                      char *ref_why, size_t rwlen, rb_err *e)
+{
+    /* the host roofline with every kernel on it, from the documents */
+    chart_why[0] = 0;
+    if (ceil_file && run_ok) {
+        char rpath[4500];
+        snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", src);
+        json_t *cd = json_load_file(ceil_file, 0, NULL),
+               *rd = json_load_file(rpath, 0, NULL);
+        /* the figures as data (ERT's roofline.json), then the chart */
+        int crc = cd ? report_roofline_json(f, cd, e) : RB_OK;
+        if (!crc)
+            crc = cd && rd
+                      ? report_roofline_chart(f, cd, rd, chart_why, cwlen, e)
+                      : (snprintf(chart_why, cwlen,
+                                  "the documents could not be read"),
+                         RB_OK);
+        json_decref(cd);
+        json_decref(rd);
+        if (crc)
+            return crc;
+    } else
+        snprintf(chart_why, cwlen, "it needs the ceilings and run steps");
+    /* the host beside the reference chips, from the model step */
+    snprintf(ref_why, rwlen, "the model step did not run");
+    if (model_ok) {
+        char mpath[4500];
+        snprintf(mpath, sizeof(mpath), "%.4400s/model.json", src);
+        json_t *md = json_load_file(mpath, 0, NULL);
+        int mrc =
+            md ? report_reference_chart(f, md, ref_why, rwlen, e)
+               : (snprintf(ref_why, rwlen, "model.json could not be read"),
+                  RB_OK);
+        json_decref(md);
+        if (mrc)
+            return mrc;
+    }
+    return RB_OK;
+}
+
+int report_all_write(runfolder *f, const char *host, const char *date,
+                     const char *summary, const char *steps_json, rb_err *e)
+{
+    return report_job_write(f, host, date, summary, steps_json, charts,
+                            sizeof(charts) / sizeof(charts[0]), e);
+}
