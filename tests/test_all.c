@@ -95,8 +95,8 @@ static int not_blank(const char *png)
     for (size_t i = 0; i < pixels; i++)
         differ += memcmp(px + 3 * i, px, 3) != 0;
     free(px);
-    printf("test_all: screenshot %ux%u, %.1f%% of its pixels drawn\n",
-           im.width, im.height, 100.0 * (double)differ / (double)pixels);
+    printf("test_all: screenshot %ux%u, %.1f%% of its pixels drawn\n", im.width,
+           im.height, 100.0 * (double)differ / (double)pixels);
     return pixels > 0 && differ * 50 > pixels;
 #else
     (void)png;
@@ -338,9 +338,8 @@ int main(int argc, char **argv)
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "ridge, 1 thread: f32");
     static const char *const redrawn[] = {
-        "report.html", "report.md",  "steps.json", "info.json",
-        "model.json",  "roofline.json", "ceilings.json",
-        "run/results.json"};
+        "report.html", "report.md",     "steps.json",    "info.json",
+        "model.json",  "roofline.json", "ceilings.json", "run/results.json"};
     for (size_t i = 0; i < sizeof(redrawn) / sizeof(*redrawn); i++) {
         snprintf(path, sizeof(path), "%s/%s", rep, redrawn[i]);
         CHECK(exists(path));
@@ -393,7 +392,7 @@ int main(int argc, char **argv)
     fputs(text, bf);
     fclose(bf);
     static const char *const top[] = {"info.json", "model.json",
-                                       "ceilings.json"};
+                                      "ceilings.json"};
     for (size_t i = 0; i < 3; i++) {
         snprintf(path, sizeof(path), "%s/%s", out, top[i]);
         slurp(path, text, sizeof(text));
