@@ -353,6 +353,73 @@ static size_t job_steps(const step_result *res, job_step *out)
     return n;
 }
 
+/* After the steps: the job's charts, steps.json, the summary and the
+ * report; the job's exit status. */
+static int finish(const rb_machine *m, const all_opts *o, runfolder *f,
+                  const step_result *res, const char *ceil_file,
+                  const char *iso, int failed, rb_err *e)
+{
+    char chart_why[512], ref_why[512];
+    const int run_ok = res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
+                       !stop_signal;
+    const int model_ok = res[STEP_MODEL].wanted &&
+                         res[STEP_MODEL].exit == 0 && !stop_signal;
+    if (report_all_charts(f, f->tmp, ceil_file, run_ok, model_ok, chart_why,
+                          sizeof(chart_why), ref_why, sizeof(ref_why), e))
+        return 2;
+    const char *status = stop_signal ? "interrupted" : "complete";
+    json_t *doc = steps_json(res, status, iso);
+    char *text = doc ? jd_dump(doc, 6) : NULL;
+    json_decref(doc);
+    int rc = text ? runfolder_write(f, "steps.json", text, strlen(text), e)
+                  : rb_fail(e, RB_EINPUT, "steps.json: cannot be built");
+    if (rc) {
+        free(text);
+        return 2;
+    }
+    /* the summary reads the steps' documents where they now are */
+    char ceil_final[4400];
+    const char *cf = o->ceilings;
+    if (!o->ceilings && res[STEP_CEILINGS].exit == 0 &&
+        res[STEP_CEILINGS].wanted &&
+        strcmp(res[STEP_CEILINGS].status, "ok") == 0) {
+        snprintf(ceil_final, sizeof(ceil_final), "%s/ceilings/ceilings.json",
+                 f->final);
+        cf = ceil_final;
+    }
+    char *sum = NULL;
+    size_t sumlen = 0;
+    FILE *ms = open_memstream(&sum, &sumlen);
+    if (ms) {
+        job_step js[NSTEPS];
+        report_all_summary(f->final, cf, js, job_steps(res, js), ms);
+        fclose(ms);
+    }
+    fputs(sum ? sum : "", stdout);
+    const char *body = sum ? sum : "";
+    if (strncmp(body, "\nsummary\n", 9) == 0) /* the report has its own */
+        body += 9;
+    rc = report_all_write(f, m->host, iso, body, text, e);
+    free(sum);
+    free(text);
+    if (rc)
+        return 2;
+    printf("\nreport: %s/report.html and report.md\n", f->shown);
+    if (chart_why[0])
+        printf("\nroofline chart: skipped: %s\n", chart_why);
+    else
+        printf("\nroofline chart: %s/roofline.png and .svg\n", f->shown);
+    printf("results: %s\n", f->shown);
+    if (stop_signal)
+        return 128 + stop_signal;
+    if (failed)
+        return rb_fail(e, RB_EMEASURE,
+                       "a step failed (see steps.json and "
+                       "its STEP.log)"),
+               1;
+    return 0;
+}
+
 static int all_main(const rb_machine *m, const void *opts,
                     const flag_seen *seen, rb_err *e)
 {
@@ -448,65 +515,7 @@ static int all_main(const rb_machine *m, const void *opts,
             ceil_file = ceil;
         }
     }
-    char chart_why[512], ref_why[512];
-    const int run_ok = res[STEP_RUN].wanted && res[STEP_RUN].exit == 0 &&
-                       !stop_signal;
-    const int model_ok = res[STEP_MODEL].wanted &&
-                         res[STEP_MODEL].exit == 0 && !stop_signal;
-    if (report_all_charts(&f, f.tmp, ceil_file, run_ok, model_ok, chart_why,
-                          sizeof(chart_why), ref_why, sizeof(ref_why), e))
-        return 2;
-    const char *status = stop_signal ? "interrupted" : "complete";
-    json_t *doc = steps_json(res, status, iso);
-    char *text = doc ? jd_dump(doc, 6) : NULL;
-    json_decref(doc);
-    int rc = text ? runfolder_write(&f, "steps.json", text, strlen(text), e)
-                  : rb_fail(e, RB_EINPUT, "steps.json: cannot be built");
-    if (rc) {
-        free(text);
-        return 2;
-    }
-    /* the summary reads the steps' documents where they now are */
-    char ceil_final[4400];
-    const char *cf = o->ceilings;
-    if (!o->ceilings && res[STEP_CEILINGS].exit == 0 &&
-        res[STEP_CEILINGS].wanted &&
-        strcmp(res[STEP_CEILINGS].status, "ok") == 0) {
-        snprintf(ceil_final, sizeof(ceil_final), "%s/ceilings/ceilings.json",
-                 f.final);
-        cf = ceil_final;
-    }
-    char *sum = NULL;
-    size_t sumlen = 0;
-    FILE *ms = open_memstream(&sum, &sumlen);
-    if (ms) {
-        job_step js[NSTEPS];
-        report_all_summary(f.final, cf, js, job_steps(res, js), ms);
-        fclose(ms);
-    }
-    fputs(sum ? sum : "", stdout);
-    const char *body = sum ? sum : "";
-    if (strncmp(body, "\nsummary\n", 9) == 0) /* the report has its own */
-        body += 9;
-    rc = report_all_write(&f, m->host, iso, body, text, e);
-    free(sum);
-    free(text);
-    if (rc)
-        return 2;
-    printf("\nreport: %s/report.html and report.md\n", f.shown);
-    if (chart_why[0])
-        printf("\nroofline chart: skipped: %s\n", chart_why);
-    else
-        printf("\nroofline chart: %s/roofline.png and .svg\n", f.shown);
-    printf("results: %s\n", f.shown);
-    if (stop_signal)
-        return 128 + stop_signal;
-    if (failed)
-        return rb_fail(e, RB_EMEASURE,
-                       "a step failed (see steps.json and "
-                       "its STEP.log)"),
-               1;
-    return 0;
+    return finish(m, o, &f, res, ceil_file, iso, failed, e);
 }
 
 const cmd_spec cmd_all = {&all_table, sizeof(all_opts), all_main, NULL};
