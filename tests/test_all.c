@@ -366,6 +366,46 @@ int main(int argc, char **argv)
             CHECK_STR_HAS(again, k); /* in the roofline's legend */
     }
     json_decref(doc);
+    /* the hierarchical roofline and the network roof, where the folder
+     * holds an orders and a network document: a fixture of known traffic
+     * (64^3 f64: 524288 FLOPs, 98304 compulsory bytes) and a link of 4
+     * GB/s */
+    char fx[700], rep2[600];
+    snprintf(path, sizeof(path), "%s/orders", out);
+    mkdir(path, 0755);
+    snprintf(fx, sizeof(fx), "%s/orders-levels.json", ROOFBENCH_FIXTURES);
+    slurp(fx, again, sizeof(again));
+    snprintf(path, sizeof(path), "%s/orders/orders.json", out);
+    FILE *fo = fopen(path, "w");
+    fputs(again, fo);
+    fclose(fo);
+    snprintf(path, sizeof(path), "%s/network", out);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/network/network.json", out);
+    fo = fopen(path, "w");
+    fputs("{\"schema\": \"roofbench.network\", \"link\": "
+          "{\"bandwidth_Bps\": 4e9}}",
+          fo);
+    fclose(fo);
+    snprintf(rep2, sizeof(rep2), "%s/rep2", workdir);
+    const char *r2args[] = {"report", out, "--out", rep2, NULL};
+    run(workdir, r2args, &r);
+    CHECK_INT(r.status, 0);
+    snprintf(path, sizeof(path), "%s/roofline-levels.csv", rep2);
+    static char lev[8192];
+    slurp(path, lev, sizeof(lev));
+    /* row from the model: L1 524288/1048576, LL 524288/65536, memory
+     * 524288/98304; blocked from cachegrind; openblas has no model */
+    CHECK_STR_HAS(lev, "f64,1,matmul_row,L1,0,0.5,2,model");
+    CHECK_STR_HAS(lev, "f64,1,matmul_row,LL,1,8,2,model");
+    CHECK_STR_HAS(lev, "f64,1,matmul_row,memory,2,5.33333,2,model");
+    CHECK_STR_HAS(lev, "f64,1,matmul_blocked,L1,0,2,10,cachegrind");
+    CHECK(strstr(lev, "matmul_openblas") == NULL);
+    CHECK_INT(count_lines(lev), 7);
+    snprintf(path, sizeof(path), "%s/roofline-labels.csv", rep2);
+    slurp(path, lev, sizeof(lev));
+    CHECK_STR_HAS(lev, "network 4 GB/s");
+
     /* bad folders: one line naming the file, exit 2, nothing written */
     char bad1[600], bad2[700], badout[600];
     snprintf(bad1, sizeof(bad1), "%s/badjob", workdir);

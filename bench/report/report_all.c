@@ -197,9 +197,15 @@ static const job_chart charts[] = {
      "byte it must move. Grey: the compute roofs measured at each vector "
      "width; dashed: OpenBLAS's GEMM, what a tuned kernel reaches; blue: each "
      "memory level's read bandwidth, up to the ridge where it meets the "
-     "peak. Left of a ridge a kernel can go no faster than its level's "
-     "diagonal, right of it no faster than the peak: look at how far each "
-     "marker sits below the roof above it, and which roof that is.",
+     "peak; dotted orange, on the 1-thread panels, the network link's, "
+     "where the network step measured it. Left of a ridge a kernel can go "
+     "no faster than its level's diagonal, right of it no faster than the "
+     "peak: look at how far each marker sits below the roof above it, and "
+     "which roof that is. The thin lines are the hierarchical roofline of "
+     "the four orders: one form at its measured rate, a marker at the "
+     "intensity of its traffic into L1, into the last level and from "
+     "memory; a form whose L1 marker sits far left of its memory one makes "
+     "its traffic in the caches, not in memory.",
      "ridge,|nearest|farthest|ridge FLOP/B"},
     {"The host beside the reference chips", "reference.svg", "reference.png",
      "Each chip's roofline from its spec sheet (the host's as measured, all "
@@ -258,16 +264,25 @@ int report_all_charts(runfolder *f, const char *src, const char *ceil_file,
         snprintf(rpath, sizeof(rpath), "%.4400s/run/results.json", src);
         json_t *cd = json_load_file(ceil_file, 0, NULL),
                *rd = json_load_file(rpath, 0, NULL);
+        /* the orders' traffic per level and the network's link, where
+         * those steps left their documents */
+        snprintf(rpath, sizeof(rpath), "%.4400s/orders/orders.json", src);
+        json_t *od = json_load_file(rpath, 0, NULL);
+        snprintf(rpath, sizeof(rpath), "%.4400s/network/network.json", src);
+        json_t *nd = json_load_file(rpath, 0, NULL);
         /* the figures as data (ERT's roofline.json), then the chart */
         int crc = cd ? report_roofline_json(f, cd, e) : RB_OK;
         if (!crc)
             crc = cd && rd
-                      ? report_roofline_chart(f, cd, rd, chart_why, cwlen, e)
+                      ? report_roofline_chart(f, cd, rd, od, nd, chart_why,
+                                              cwlen, e)
                       : (snprintf(chart_why, cwlen,
                                   "the documents could not be read"),
                          RB_OK);
         json_decref(cd);
         json_decref(rd);
+        json_decref(od);
+        json_decref(nd);
         if (crc)
             return crc;
     } else

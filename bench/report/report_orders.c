@@ -170,11 +170,12 @@ char *report_orders_json(const orders_doc *doc, rb_err *e)
                 "ways", (int)p->geom.l1.assoc, "line", (int)p->geom.l1.line,
                 "ll", "bytes", jd_num(p->geom.ll.size), "ways",
                 (int)p->geom.ll.assoc, "line", (int)p->geom.ll.line);
-    json_t *root =
-        jd_pack(&d, "{s:s, s:i, s:O, s:o, s:o, s:o, s:s, s:s*}", "schema",
-                "roofbench.orders", "schema_version", 1, "context",
-                doc->context, "sizes", sizes, "sources", sources, "geometry",
-                geom, "status", doc->status, "error", doc->error);
+    json_t *root = jd_pack(
+        &d, "{s:s, s:i, s:O, s:i, s:o, s:o, s:o, s:s, s:s*}", "schema",
+        "roofbench.orders", "schema_version", 1, "context", doc->context,
+        "threads", p->timing.nthreads > 0 ? p->timing.threads[0] : 1, "sizes",
+        sizes, "sources", sources, "geometry", geom, "status", doc->status,
+        "error", doc->error);
     return jd_text(&d, root, "orders.json", 12, e);
 }
 

@@ -50,8 +50,88 @@ static void label(csv *c, const char *kind, const char *dt, long long th,
     csv_end(c);
 }
 
-/* The roofs of each team of the ceilings document. */
-static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
+/* Where a label may go without covering a kernel or another roof: text
+ * of font 8 on a panel of about 100 px per decade of intensity and 130 px
+ * per decade of GFLOP/s is about 0.055 decades of x per character and
+ * 0.08 decades of y tall. */
+#define CHAR_DX 0.075
+#define TEXT_DY 0.08
+
+/* A box in decades: log10 of intensity and of GFLOP/s. */
+typedef struct {
+    double x0, x1, y0, y1;
+} box;
+
+typedef struct {
+    double y[32]; /* the panel's horizontal roofs, GFLOP/s */
+    size_t ny;
+    box b[64]; /* the labels placed so far */
+    size_t nb;
+    double px[512], py[512]; /* its kernels' points */
+    size_t np;
+} panel_obstacles;
+
+/* The box of text of len characters whose left end is at x, centred on
+ * y. */
+static box text_box(double x, double y, size_t len)
+{
+    const double lx = log10(x), ly = log10(y);
+    return (box){lx, lx + (double)len * CHAR_DX, ly - TEXT_DY / 2,
+                 ly + TEXT_DY / 2};
+}
+
+/* Whether the box covers a point of the panel, crosses one of its
+ * horizontal roofs or overlaps a label placed before. */
+static int covers(const panel_obstacles *o, box t)
+{
+    if (t.x0 < log10(X_LO) + 0.005 || t.x1 > log10(X_HI)) /* off the panel */
+        return 1;
+    for (size_t i = 0; i < o->ny; i++) {
+        const double ly = log10(o->y[i]);
+        if (ly > t.y0 - 0.01 && ly < t.y1 + 0.01)
+            return 1;
+    }
+    for (size_t i = 0; i < o->nb; i++)
+        if (t.x0 < o->b[i].x1 + 0.03 && o->b[i].x0 < t.x1 + 0.03 &&
+            t.y0 < o->b[i].y1 + 0.01 && o->b[i].y0 < t.y1 + 0.01)
+            return 1;
+    for (size_t i = 0; i < o->np; i++) {
+        const double lx = log10(o->px[i]), ly = log10(o->py[i]);
+        if (lx > t.x0 - 0.06 && lx < t.x1 + 0.06 && ly > t.y0 - 0.04 &&
+            ly < t.y1 + 0.04)
+            return 1;
+    }
+    return 0;
+}
+
+static void placed(panel_obstacles *o, box t)
+{
+    if (o->nb < 64)
+        o->b[o->nb++] = t;
+}
+
+/* The points of the results rows of one panel. */
+static void panel_points(const json_t *res, const char *dt, long long th,
+                         panel_obstacles *o)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(res, "rows"), i, row)
+    {
+        const double in = num(row, "intensity");
+        const double g = num(json_object_get(row, "gflop_per_s"), "best");
+        if (o->np < 512 && in > 0 && g > 0 &&
+            strcmp(str(row, "dtype"), dt) == 0 &&
+            json_integer_value(json_object_get(row, "threads")) == th) {
+            o->px[o->np] = in;
+            o->py[o->np++] = g;
+        }
+    }
+}
+
+/* The roofs of each team of the ceilings document, each labelled where it
+ * covers neither a kernel of the results nor another roof. */
+static void roofs(const json_t *ceil, const json_t *res, strbuf *seg, csv *lab)
 {
     size_t i, j;
     json_t *team, *p;
@@ -65,6 +145,8 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
             const double top = num(peaks, dts[d]);
             if (!(top > 0))
                 continue;
+            panel_obstacles obs = {.ny = 0};
+            panel_points(res, dts[d], th, &obs);
             /* each vector width's peak of this team */
             json_array_foreach(json_object_get(ceil, "peak"), j, p)
             {
@@ -76,9 +158,16 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
                     continue;
                 segment(seg, "compute", dts[d], th, str(p, "variant"), X_LO, g,
                         X_HI, g);
+                if (obs.ny < 31)
+                    obs.y[obs.ny++] = g;
                 char t[96];
                 snprintf(t, sizeof(t), "%.40s %.4g", str(p, "variant"), g);
                 label(lab, "compute", dts[d], th, X_HI * 0.9, g * 1.08, t);
+                /* right-aligned at X_HI * 0.9 */
+                placed(&obs,
+                       text_box(X_HI * 0.9 /
+                                    pow(10.0, (double)strlen(t) * CHAR_DX),
+                                g * 1.08, strlen(t)));
             }
             const double gemm =
                 num(json_object_get(team, "gemm_gflops"), dts[d]);
@@ -88,16 +177,32 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
                 char t[64];
                 snprintf(t, sizeof(t), "OpenBLAS GEMM %.4g", gemm);
                 /* right of every diagonal at its height (the slowest
-                 * level reaches it at gemm / bw), away from the widths'
-                 * labels at the right end and the levels' at the left */
+                 * level reaches it at gemm / bw), just above or below the
+                 * line, moved right past kernels and roofs it would
+                 * cover */
                 double slow = INFINITY;
-                json_array_foreach(json_object_get(team, "levels"), j,
-                                   p) if (num(p, "gbs") > 0 &&
-                                          num(p, "gbs") < slow) slow =
-                    num(p, "gbs");
-                const double xg =
+                json_array_foreach(json_object_get(team, "levels"), j, p)
+                {
+                    if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
+                        slow = num(p, "gbs");
+                }
+                const double x0 =
                     isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
-                label(lab, "gemm", dts[d], th, xg, gemm * 1.1, t);
+                double xg = x0, yg = gemm * 1.12;
+                const size_t len = strlen(t);
+                for (int c = 0; c < 12; c++) {
+                    const double x = x0 * pow(10.0, 0.25 * (c / 2));
+                    const double y = c % 2 ? gemm / 1.15 : gemm * 1.12;
+                    if (!covers(&obs, text_box(x, y, len))) {
+                        xg = x;
+                        yg = y;
+                        break;
+                    }
+                }
+                label(lab, "gemm", dts[d], th, xg, yg, t);
+                placed(&obs, text_box(xg, yg, len));
+                if (obs.ny < 31)
+                    obs.y[obs.ny++] = gemm;
             }
             /* each level's diagonal up to the top peak */
             int level = 0;
@@ -114,9 +219,30 @@ static void roofs(const json_t *ceil, strbuf *seg, csv *lab)
                 snprintf(t, sizeof(t), "%.15s %.4g GB/s", str(p, "name"), bw);
                 /* above its diagonal (no kernel lives above a roof),
                  * ending at it, each level at its own height (a third of a
-                 * decade lower than the one before) */
-                const double yl = top * pow(10.0, -0.5 - 0.35 * level++);
+                 * decade lower than the one before), lowered past a
+                 * horizontal roof it would sit on */
+                const size_t len = strlen(t);
+                const double y0 = top * pow(10.0, -0.5 - 0.35 * level++);
+                double yl = y0;
+                for (int c = 0; c < 12; c++) {
+                    /* 0, lower, higher, lower still, ... never above the
+                     * peak */
+                    const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
+                    const double y = y0 * pow(10.0, -0.08 * step);
+                    if (y > top / 1.3)
+                        continue;
+                    if (!covers(&obs,
+                                text_box(y / bw / 1.25 /
+                                             pow(10.0, (double)len * CHAR_DX),
+                                         y, len))) {
+                        yl = y;
+                        break;
+                    }
+                }
                 label(lab, "memory", dts[d], th, yl / bw / 1.25, yl, t);
+                placed(&obs, text_box(yl / bw / 1.25 /
+                                          pow(10.0, (double)len * CHAR_DX),
+                                      yl, len));
             }
         }
     }
@@ -147,6 +273,89 @@ static size_t points(const json_t *res, csv *c)
     return n;
 }
 
+/* The hierarchical roofline of the orders document: each form at the
+ * intensity of each level's traffic (FLOPs over the bytes filled into L1,
+ * into the last level, and the compulsory bytes from memory) and its
+ * measured rate, from cachegrind where it simulated the form, else from
+ * the model. The form's points, joined, show where its traffic is made. */
+static size_t levels(const json_t *orders, csv *c)
+{
+    const long long th =
+        json_is_integer(json_object_get(orders, "threads"))
+            ? json_integer_value(json_object_get(orders, "threads"))
+            : 1;
+    size_t i, j, n = 0;
+    json_t *z, *f;
+    json_array_foreach(json_object_get(orders, "sizes"), i, z)
+    {
+        const double flops = num(z, "flops");
+        const char *dt = str(z, "dtype");
+        const double el = strcmp(dt, "f32") == 0 ? 4.0 : 8.0;
+        const double np = num(z, "n"), pp = num(z, "p"), mp = num(z, "m");
+        const double compulsory = el * (np * pp + pp * mp + np * mp);
+        json_array_foreach(json_object_get(z, "forms"), j, f)
+        {
+            const double g = num(f, "gflops");
+            const json_t *sim = json_object_get(f, "cachegrind");
+            const json_t *src =
+                num(sim, "l1_bytes") > 0 ? sim : json_object_get(f, "model");
+            const double l1 = num(src, "l1_bytes"), ll = num(src, "ll_bytes");
+            if (!(g > 0) || !(flops > 0) || !(l1 > 0) || !(ll > 0) ||
+                !(compulsory > 0))
+                continue;
+            const double x[3] = {flops / l1, flops / ll, flops / compulsory};
+            static const char *const lv[3] = {"L1", "LL", "memory"};
+            for (int k = 0; k < 3; k++) {
+                csv_str(c, dt);
+                csv_int(c, (unsigned long long)th);
+                csv_str(c, str(f, "kernel"));
+                csv_str(c, lv[k]);
+                csv_int(c, (unsigned long long)k);
+                csv_num(c, "%.6g", x[k]);
+                csv_num(c, "%.6g", g);
+                csv_str(c, src == sim ? "cachegrind" : "model");
+                csv_end(c);
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The network roof of the network document on the 1-thread panels (each
+ * rank computes on one core): FLOP per byte crossing the link against the
+ * all-reduce's fitted bus bandwidth, a diagonal up to each dtype's peak. */
+static void network_roof(const json_t *net, const json_t *ceil, strbuf *seg,
+                         csv *lab)
+{
+    const double w = num(json_object_get(net, "link"), "bandwidth_Bps") / 1e9;
+    if (!(w > 0))
+        return;
+    size_t i;
+    json_t *team;
+    json_array_foreach(json_object_get(ceil, "roofline"), i, team)
+    {
+        if (json_integer_value(json_object_get(team, "threads")) != 1)
+            continue;
+        const char *dts[2] = {"f32", "f64"};
+        for (int d = 0; d < 2; d++) {
+            const double top =
+                num(json_object_get(team, "peak_gflops"), dts[d]);
+            if (!(top > 0))
+                continue;
+            /* from three decades below the peak, not below the panel */
+            const double ridge = top / w, x0 = fmax(X_LO, top / 300.0 / w);
+            segment(seg, "network", dts[d], 1, "network", x0, x0 * w, ridge,
+                    top);
+            char t[64];
+            snprintf(t, sizeof(t), "network %.3g GB/s", w);
+            /* along its diagonal, below it, at a third of the peak */
+            const double yl = top / 3.0;
+            label(lab, "network", dts[d], 1, yl / w * 1.3, yl, t);
+        }
+    }
+}
+
 /* The chart: why is emptied when it is drawn, else says why not (a chart
  * that fails costs the chart only). */
 static void draw(runfolder *f, const char *name, const char *script,
@@ -161,7 +370,8 @@ static void draw(runfolder *f, const char *name, const char *script,
 }
 
 int report_roofline_chart(runfolder *f, const json_t *ceilings,
-                          const json_t *results, char *why, size_t whylen,
+                          const json_t *results, const json_t *orders,
+                          const json_t *network, char *why, size_t whylen,
                           rb_err *e)
 {
     strbuf seg = {0};
@@ -170,8 +380,15 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
     csv lab = {0}, pts = {0};
     csv_header(&lab, "kind,dtype,threads,intensity,gflops,text");
     csv_header(&pts, "dtype,threads,kernel,intensity,gflops");
-    roofs(ceilings, &seg, &lab);
+    roofs(ceilings, results, &seg, &lab);
+    if (network)
+        network_roof(network, ceilings, &seg, &lab);
     const size_t n = points(results, &pts);
+    csv lev = {0};
+    csv_header(&lev, "dtype,threads,kernel,level,order,intensity,gflops,"
+                     "source");
+    if (orders)
+        levels(orders, &lev);
     int rc = runfolder_write_text(f, "roofline-roofs.dat", sb_take(&seg), e);
     if (!rc)
         rc =
@@ -183,6 +400,11 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
             runfolder_write_text(f, "roofline-points.csv", sb_take(&pts.sb), e);
     else
         sb_free(&pts.sb);
+    if (!rc)
+        rc =
+            runfolder_write_text(f, "roofline-levels.csv", sb_take(&lev.sb), e);
+    else
+        sb_free(&lev.sb);
     if (rc)
         return rc;
     if (!n) {

@@ -3,10 +3,14 @@
  * FLOP per byte; each measured compute roof (scalar and every vector
  * width) and OpenBLAS's GEMM as the achievable one; each memory level's
  * bandwidth as a diagonal up to where it meets the peak; every kernel of
- * a run at its analytic intensity and measured rate. Read from a
- * ceilings document and a results document; written as roofline-roofs.dat
- * (one segment a block), roofline-labels.csv, roofline-points.csv,
- * plot-roofline.gp and the chart (roofline.png, roofline.svg). */
+ * a run at its analytic intensity and measured rate; with an orders
+ * document, the hierarchical roofline: each form at the intensity of its
+ * traffic into L1, into the last level and from memory, joined; with a
+ * network document, the link as a roof of its own on the 1-thread panels.
+ * Read from a ceilings document and a results document; written as
+ * roofline-roofs.dat (one segment a block), roofline-labels.csv,
+ * roofline-points.csv, roofline-levels.csv, plot-roofline.gp and the chart
+ * (roofline.png, roofline.svg). */
 #ifndef ROOFBENCH_REPORT_ROOFLINE_H
 #define ROOFBENCH_REPORT_ROOFLINE_H
 
@@ -19,7 +23,8 @@
  * (gnuplot missing, no rows with a roof) leaves its reason in why and
  * returns RB_OK; RB_EINPUT when a file cannot be written. */
 int report_roofline_chart(runfolder *f, const json_t *ceilings,
-                          const json_t *results, char *why, size_t whylen,
+                          const json_t *results, const json_t *orders,
+                          const json_t *network, char *why, size_t whylen,
                           rb_err *e);
 
 /* roofline.json in the spirit of ERT's: the measured ceilings

@@ -37,6 +37,7 @@ const char *const runfolder_names[] = {
     "orders.txt", "sweep.txt", "network.txt", "info.log", "ceilings.log",
     "run.log", "orders.log", "sweep.log", "network.log", "model.log",
     "roofline-roofs.dat", "roofline-labels.csv", "roofline-points.csv",
+    "roofline-levels.csv",
     "plot-roofline.gp", "roofline.png", "roofline.svg", "roofline.json",
     "reference-roofs.csv",
     "reference-ridges.csv", "plot-reference.gp", "reference.png",
