@@ -289,6 +289,13 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(page, "<!DOCTYPE html>");
     CHECK_STR_HAS(page, "The host roofline, every kernel on it");
     CHECK_STR_HAS(page, "On this machine:");
+    /* the context block and the table of every kernel against its roof */
+    CHECK_STR_HAS(page, "<h2>The machine</h2>");
+    CHECK_STR_HAS(page, "transparent huge pages");
+    CHECK_STR_HAS(page, "<h2>Every kernel against its roof</h2>");
+    CHECK_STR_HAS(page, "<td>matmul_blocked</td>");
+    CHECK_STR_HAS(page, "<script type=\"application/json\" id=\"results\">");
+    CHECK_STR_HAS(page, "<script type=\"application/json\" id=\"info\">");
     CHECK_STR_HAS(page, "<script type=\"application/json\" id=\"steps\">");
     CHECK(strstr(page, "<script src") == NULL);
     CHECK(strstr(page, "<link") == NULL);
@@ -305,6 +312,16 @@ int main(int argc, char **argv)
         json_t *emb = json_loadb(js, (size_t)(je - js), 0, NULL);
         CHECK(emb != NULL);
         CHECK_STR_HAS(jstr(emb, "schema", NULL), "roofbench.all");
+        json_decref(emb);
+    } else
+        CHECK(js && je);
+    /* and so does the run's document embedded with it */
+    js = strstr(page, "id=\"results\">");
+    je = js ? strstr(js, "</script>") : NULL;
+    if (js && je) {
+        js += strlen("id=\"results\">");
+        json_t *emb = json_loadb(js, (size_t)(je - js), 0, NULL);
+        CHECK(json_array_size(json_object_get(emb, "rows")) > 20);
         json_decref(emb);
     } else
         CHECK(js && je);

@@ -30,6 +30,7 @@
 #include "roofline.h"
 #include "runfolder.h"
 #include "session.h"
+#include "simulate.h"
 #include "text.h"
 #include "timer.h"
 
@@ -97,7 +98,7 @@ static const struct {
     {"info", "this machine", 2, 2},
     {"ceilings", "the roofs: clock, peak, bandwidth per level", 45, 60},
     {"run", "every default kernel on the roofline", 35, 90},
-    {"orders", "four orders, same FLOPs", 15, 40},
+    {"orders", "four orders, same FLOPs", 15, 150},
     {"sweep", "the batch sweep", 20, 100},
     {"network", "the network roof over MPI, 2 ranks", 10, 50},
     {"model", "the reference profiles beside the host", 3, 3},
@@ -171,6 +172,14 @@ static int network_missing(char *why, size_t len)
     return 1;
 }
 
+/* Whether valgrind is installed, for orders' simulated traffic. */
+static int cachegrind_here(void)
+{
+    char path[PATH_MAX];
+    rb_err e;
+    return sim_find_valgrind(path, sizeof(path), &e) == RB_OK;
+}
+
 /* The step's command line: roofbench STEP [flags], its output into
  * dir/STEP unless it prints a document (info, model). */
 static int step_argv(int s, const all_opts *o, const char *self,
@@ -201,6 +210,12 @@ static int step_argv(int s, const all_opts *o, const char *self,
     default:
         if (o->quick && s != STEP_ORDERS) /* orders has one size, n = 512 */
             argv[n++] = "--quick";
+        if (s == STEP_ORDERS && !o->quick && cachegrind_here()) {
+            /* the simulated traffic beside the model (two minutes on two
+             * cores; left out of --quick) */
+            argv[n++] = "--traffic";
+            argv[n++] = "model,counters,cachegrind";
+        }
         if (s == STEP_CEILINGS && !o->quick)
             argv[n++] = "--quick"; /* the full sweep alone takes 6 minutes */
         argv[n++] = "--out";

@@ -1,8 +1,11 @@
 #include "report_job.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "text.h"
 
@@ -76,6 +79,182 @@ static void inline_svg(strbuf *b, const char *svg)
     sb_printf(b, "%s\n", start ? start : svg);
 }
 
+/* ---- tables: one row of cells, in Markdown and in HTML ------------------ */
+
+typedef struct {
+    strbuf *md, *h;
+} table;
+
+static void table_row(table *t, int head, size_t n, const char *const *cells)
+{
+    sb_printf(t->md, "|");
+    sb_printf(t->h, "<tr>");
+    for (size_t i = 0; i < n; i++) {
+        sb_printf(t->md, " %s |", cells[i]);
+        sb_printf(t->h, head ? "<th>" : "<td>");
+        html(t->h, cells[i]);
+        sb_printf(t->h, head ? "</th>" : "</td>");
+    }
+    sb_printf(t->md, "\n");
+    sb_printf(t->h, "</tr>\n");
+    if (head) {
+        sb_printf(t->md, "|");
+        for (size_t i = 0; i < n; i++)
+            sb_printf(t->md, "---|");
+        sb_printf(t->md, "\n");
+    }
+}
+
+static const char *jstr_or(const json_t *o, const char *key, const char *dflt)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : dflt;
+}
+
+/* Text of a cell: escaped of bytes that are not printable UTF-8. */
+static void cell(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cell(char *buf, size_t len, const char *fmt, ...)
+{
+    char raw[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    text_escape(raw, buf, len);
+}
+
+/* The machine, from the info step's document: the context block. */
+static void context_table(table *t, const json_t *info)
+{
+    const json_t *cpu = json_object_get(info, "cpu"),
+                 *topo = json_object_get(info, "topology"),
+                 *ob = json_object_get(info, "openblas"),
+                 *mem = json_object_get(info, "memory"),
+                 *bld = json_object_get(info, "build");
+    char v[16][600];
+    size_t k = 0;
+    const char *names[16];
+    names[k] = "host";
+    cell(v[k++], sizeof(v[0]), "%s", jstr_or(info, "host", "?"));
+    names[k] = "CPU";
+    cell(v[k++], sizeof(v[0]), "%s (%s family %lld model %lld)",
+         jstr_or(cpu, "brand", "?"), jstr_or(cpu, "vendor", "?"),
+         (long long)json_integer_value(json_object_get(cpu, "family")),
+         (long long)json_integer_value(json_object_get(cpu, "model")));
+    names[k] = "cores";
+    cell(v[k++], sizeof(v[0]), "%lld cores, %lld PUs, %lld NUMA node(s)",
+         (long long)json_integer_value(json_object_get(topo, "cores")),
+         (long long)json_integer_value(json_object_get(topo, "pus")),
+         (long long)json_integer_value(json_object_get(topo, "numa_nodes")));
+    strbuf cs = {0};
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(topo, "caches"), i, c)
+    {
+        const double kib =
+            (double)json_integer_value(json_object_get(c, "size_bytes")) /
+            1024.0;
+        sb_printf(&cs, "%s%s %.4g %s x %lld", i ? ", " : "",
+                  jstr_or(c, "level", "?"), kib >= 1024 ? kib / 1024 : kib,
+                  kib >= 1024 ? "MiB" : "KiB",
+                  (long long)json_integer_value(json_object_get(c, "count")));
+    }
+    char *caches = sb_take(&cs);
+    names[k] = "caches (hwloc)";
+    cell(v[k++], sizeof(v[0]), "%s", caches ? caches : "");
+    free(caches);
+    names[k] = "memory";
+    cell(v[k++], sizeof(v[0]), "%.1f GiB; transparent huge pages %s, %s",
+         (double)json_integer_value(
+             json_object_get(topo, "memory_total_bytes")) /
+             1073741824.0,
+         jstr_or(mem, "transparent_hugepages", "unreadable"),
+         json_is_true(json_object_get(mem, "hugepages_advised"))
+             ? "asked for"
+             : "not asked for");
+    names[k] = "OpenBLAS";
+    cell(v[k++], sizeof(v[0]), "%s, core %s", jstr_or(ob, "version", "?"),
+         jstr_or(ob, "corename", "?"));
+    names[k] = "build";
+    cell(v[k++], sizeof(v[0]), "roofbench %s (%s), %s, %s %s",
+         jstr_or(bld, "roofbench_version", "?"),
+         jstr_or(bld, "git_revision", "?"), jstr_or(bld, "compiler", "?"),
+         jstr_or(bld, "build_type", "?"), jstr_or(bld, "c_flags", ""));
+    const char *const head[] = {"", "this machine"};
+    table_row(t, 1, 2, head);
+    for (size_t r = 0; r < k; r++) {
+        const char *row[2] = {names[r], v[r]};
+        table_row(t, 0, 2, row);
+    }
+}
+
+/* Every row of the run step: where each kernel sits against its roof. */
+static void rows_table(table *t, const json_t *results)
+{
+    const char *const head[] = {"kernel", "dtype",        "threads",
+                                "shape",  "GFLOP/s",      "FLOP/B",
+                                "level",  "roof GFLOP/s", "of roof"};
+    table_row(t, 1, 9, head);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(results, "rows"), i, r)
+    {
+        const json_t *sh = json_object_get(r, "shape"),
+                     *roof = json_object_get(r, "roofline");
+        char c[9][128];
+        cell(c[0], sizeof(c[0]), "%s", jstr_or(r, "kernel", "?"));
+        cell(c[1], sizeof(c[1]), "%s", jstr_or(r, "dtype", "?"));
+        snprintf(c[2], sizeof(c[2]), "%lld",
+                 (long long)json_integer_value(json_object_get(r, "threads")));
+        snprintf(c[3], sizeof(c[3]), "%lldx%lldx%lld",
+                 (long long)json_integer_value(json_object_get(sh, "n")),
+                 (long long)json_integer_value(json_object_get(sh, "p")),
+                 (long long)json_integer_value(json_object_get(sh, "m")));
+        snprintf(c[4], sizeof(c[4]), "%.4g",
+                 json_number_value(json_object_get(
+                     json_object_get(r, "gflop_per_s"), "best")));
+        snprintf(c[5], sizeof(c[5]), "%.3g",
+                 json_number_value(json_object_get(r, "intensity")));
+        cell(c[6], sizeof(c[6]), "%s", jstr_or(roof, "level", "-"));
+        const json_t *att = json_object_get(roof, "attainable_gflops"),
+                     *fr = json_object_get(roof, "fraction_of_attainable");
+        if (json_is_number(att))
+            snprintf(c[7], sizeof(c[7]), "%.4g", json_number_value(att));
+        else
+            snprintf(c[7], sizeof(c[7]), "-");
+        if (json_is_number(fr))
+            snprintf(c[8], sizeof(c[8]), "%.0f%%",
+                     100.0 * json_number_value(fr));
+        else
+            snprintf(c[8], sizeof(c[8]), "-");
+        const char *row[9] = {c[0], c[1], c[2], c[3], c[4],
+                              c[5], c[6], c[7], c[8]};
+        table_row(t, 0, 9, row);
+    }
+}
+
+static json_t *load_in(const runfolder *f, const char *rel)
+{
+    char path[4600];
+    snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, rel);
+    return json_load_file(path, 0, NULL);
+}
+
+/* A document embedded as data: "</" written "<\/" (the same string in
+ * JSON), so that no string ends the element early. */
+static void embed(strbuf *h, const char *id, const char *text)
+{
+    sb_printf(h, "<script type=\"application/json\" id=\"%s\">\n", id);
+    for (const char *p = text; *p; p++) {
+        if (p[0] == '<' && p[1] == '/')
+            sb_printf(h, "<\\");
+        else
+            sb_putn(h, p, 1);
+    }
+    sb_printf(h, "\n</script>\n");
+}
+
 int report_job_write(runfolder *f, const char *host, const char *date,
                      const char *summary, const char *steps_json,
                      const job_chart *charts, size_t ncharts, rb_err *e)
@@ -91,11 +270,15 @@ int report_job_write(runfolder *f, const char *host, const char *date,
                   "charset=\"utf-8\">\n<title>roofbench: ");
     html(&h, host);
     sb_printf(
-        &h, "</title>\n<style>\nbody{font-family:sans-serif;max-width:"
-            "1800px;margin:1em auto;padding:0 1em;color:#222}\npre{background:"
-            "#f4f4f4;padding:0.8em;overflow-x:auto}\nsvg{max-width:100%%;"
-            "height:auto}\nfigure{margin:2em 0}\nfigcaption{max-width:60em}"
-            "\n</style>\n</head>\n<body>\n<h1>roofbench: the roofline of ");
+        &h,
+        "</title>\n<style>\nbody{font-family:sans-serif;max-width:"
+        "1800px;margin:1em auto;padding:0 1em;color:#222}\npre{background:"
+        "#f4f4f4;padding:0.8em;overflow-x:auto}\nsvg{max-width:100%%;"
+        "height:auto}\nfigure{margin:2em 0}\nfigcaption{max-width:60em}"
+        "\ntable{border-collapse:collapse;font-size:90%%}\ntd,th{border:1px "
+        "solid #ccc;padding:2px "
+        "8px;text-align:left}\n</style>\n</head>\n<body>\n<h1>roofbench: the "
+        "roofline of ");
     html(&h, host);
     sb_printf(&h, "</h1>\n<p>");
     html(&h, date);
@@ -104,6 +287,31 @@ int report_job_write(runfolder *f, const char *host, const char *date,
                   "its subfolder.</p>\n<h2>Summary</h2>\n<pre>");
     html(&h, summary);
     sb_printf(&h, "</pre>\n");
+    table t = {&md, &h};
+    json_t *info = load_in(f, "info.json");
+    if (info) {
+        sb_printf(&md, "\n## The machine\n\n");
+        sb_printf(&h, "<h2>The machine</h2>\n<table>\n");
+        context_table(&t, info);
+        sb_printf(&h, "</table>\n");
+        json_decref(info);
+    }
+    json_t *res = load_in(f, "run/results.json");
+    if (res) {
+        sb_printf(&md, "\n## Every kernel against its roof\n\n");
+        sb_printf(&h, "<h2>Every kernel against its roof</h2>\n<table>\n");
+        rows_table(&t, res);
+        sb_printf(&h, "</table>\n");
+        sb_printf(&md, "\nGFLOP/s of the best sample; FLOP/B the analytic "
+                       "intensity; level the memory level the working set "
+                       "falls in; roof the bound min(peak, intensity x "
+                       "bandwidth) there.\n");
+        sb_printf(&h, "<p>GFLOP/s of the best sample; FLOP/B the analytic "
+                      "intensity; level the memory level the working set "
+                      "falls in; roof the bound min(peak, intensity &times; "
+                      "bandwidth) there.</p>\n");
+        json_decref(res);
+    }
     for (size_t i = 0; i < ncharts; i++) {
         const job_chart *c = &charts[i];
         char path[4600];
@@ -137,16 +345,24 @@ int report_job_write(runfolder *f, const char *host, const char *date,
         free(fh);
         sb_printf(&h, "</figcaption>\n</figure>\n");
     }
-    /* the record, as data; "</" is written "<\/" (the same string in
-     * JSON), so that no string ends the element early */
-    sb_printf(&h, "<script type=\"application/json\" id=\"steps\">\n");
-    for (const char *p = steps_json ? steps_json : "{}"; *p; p++) {
-        if (p[0] == '<' && p[1] == '/')
-            sb_printf(&h, "<\\");
-        else
-            sb_putn(&h, p, 1);
+    /* the record and the documents, as data */
+    embed(&h, "steps", steps_json ? steps_json : "{}");
+    static const struct {
+        const char *id, *rel;
+    } docs[] = {
+        {"info", "info.json"},           {"roofline", "roofline.json"},
+        {"results", "run/results.json"}, {"orders", "orders/orders.json"},
+        {"sweep", "sweep/sweep.json"},   {"network", "network/network.json"},
+        {"model", "model.json"}};
+    for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+        char path[4600];
+        snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, docs[i].rel);
+        char *text = text_read_file(path);
+        if (text)
+            embed(&h, docs[i].id, text);
+        free(text);
     }
-    sb_printf(&h, "\n</script>\n</body>\n</html>\n");
+    sb_printf(&h, "</body>\n</html>\n");
     int rc = runfolder_write_text(f, "report.md", sb_take(&md), e);
     if (!rc)
         rc = runfolder_write_text(f, "report.html", sb_take(&h), e);
