@@ -383,6 +383,63 @@ int main(int argc, char **argv)
             CHECK_STR_HAS(again, k); /* in the roofline's legend */
     }
     json_decref(doc);
+    /* a fixed fixture: a folder of one run step (a real run's document
+     * and a real roofline, committed), rendered by report alone: every
+     * chart file of the roofline and every kernel named in the page */
+    char fxdir[600], fxrep[600];
+    snprintf(fxdir, sizeof(fxdir), "%s/fixture-job", workdir);
+    snprintf(fxrep, sizeof(fxrep), "%s/fixture-rep", workdir);
+    mkdir(fxdir, 0755);
+    snprintf(path, sizeof(path), "%s/run", fxdir);
+    mkdir(path, 0755);
+    static const char *const fxfiles[][2] = {
+        {"results-xeon-emr-quick.json", "run/results.json"},
+        {"ceilings-xeon-emr-quick-1t.json", "ceilings.json"}};
+    for (size_t i = 0; i < 2; i++) {
+        char from[700];
+        snprintf(from, sizeof(from), "%s/%s", ROOFBENCH_FIXTURES,
+                 fxfiles[i][0]);
+        slurp(from, again, sizeof(again));
+        snprintf(path, sizeof(path), "%s/%s", fxdir, fxfiles[i][1]);
+        FILE *o = fopen(path, "w");
+        fputs(again, o);
+        fclose(o);
+    }
+    snprintf(path, sizeof(path), "%s/steps.json", fxdir);
+    FILE *so = fopen(path, "w");
+    fputs("{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
+          "\"date\": \"2026-12-01T00:00:00Z\", \"status\": \"complete\", "
+          "\"steps\": [{\"name\": \"run\", \"status\": \"ok\", "
+          "\"exit\": 0, \"seconds\": 30, \"note\": \"run/\"}]}",
+          so);
+    fclose(so);
+    const char *fxargs[] = {"report", fxdir, "--out", fxrep, NULL};
+    run(workdir, fxargs, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "nearest to its roof:");
+    static const char *const fxout[] = {"roofline.json", "roofline-points.csv",
+                                        "report.md", "report.html",
+                                        "roofline.png", "roofline.svg"};
+    for (size_t i = 0; i < 6; i++) {
+        if (i >= 4 && access("/usr/bin/gnuplot", X_OK) != 0)
+            break;
+        snprintf(path, sizeof(path), "%s/%s", fxrep, fxout[i]);
+        CHECK(exists(path));
+    }
+    snprintf(path, sizeof(path), "%s/report.html", fxrep);
+    slurp(path, again, sizeof(again));
+    static const char *const fxkernels[] = {
+        "dot",           "dot_simd",        "dot_openblas",   "matvec",
+        "matvec_simd",   "matvec_openblas", "matmul_naive",   "matmul_column",
+        "matmul_row",    "matmul_outer",    "matmul_blocked", "matmul_openblas",
+        "batched",       "batched_openblas"};
+    for (size_t i = 0; i < sizeof(fxkernels) / sizeof(*fxkernels); i++) {
+        char td[64];
+        snprintf(td, sizeof(td), "<td>%s</td>", fxkernels[i]);
+        CHECK_STR_HAS(again, td); /* in the table of every kernel */
+    }
+    CHECK_STR_HAS(again, "2026-12-01T00:00:00Z");
+
     /* the hierarchical roofline and the network roof, where the folder
      * holds an orders and a network document: a fixture of known traffic
      * (64^3 f64: 524288 FLOPs, 98304 compulsory bytes) and a link of 4

@@ -110,6 +110,36 @@ static void placed(panel_obstacles *o, box t)
         o->b[o->nb++] = t;
 }
 
+/* Where GEMM's label goes: just above or below its line, rightwards from
+ * x0, then against the right edge; failing that, the same with the short
+ * text "GEMM value" (the legend names OpenBLAS), and failing that the
+ * first place. t holds the text and is shortened when the short one
+ * fits. */
+static void place_gemm(const panel_obstacles *obs, double x0, double gemm,
+                       char *t, size_t tlen, double *xg, double *yg)
+{
+    char tries[2][64];
+    snprintf(tries[0], sizeof(tries[0]), "%s", t);
+    snprintf(tries[1], sizeof(tries[1]), "GEMM %.4g", gemm);
+    *xg = x0;
+    *yg = gemm * 1.12;
+    for (int k = 0; k < 2; k++) {
+        const size_t len = strlen(tries[k]);
+        for (int c = 0; c < 14; c++) {
+            const double x =
+                c < 12 ? x0 * pow(10.0, 0.25 * (c / 2))
+                       : X_HI * 0.9 / pow(10.0, (double)len * CHAR_DX);
+            const double y = c % 2 ? gemm / 1.15 : gemm * 1.12;
+            if (!covers(obs, text_box(x, y, len))) {
+                *xg = x;
+                *yg = y;
+                snprintf(t, tlen, "%s", tries[k]);
+                return;
+            }
+        }
+    }
+}
+
 /* The points of the results rows of one panel. */
 static void panel_points(const json_t *res, const char *dt, long long th,
                          panel_obstacles *o)
@@ -129,9 +159,49 @@ static void panel_points(const json_t *res, const char *dt, long long th,
     }
 }
 
+/* The hierarchical roofline's points of one panel (see levels()), and
+ * points along each form's line, so that no label covers them. */
+static void panel_levels(const json_t *orders, const char *dt, long long th,
+                         panel_obstacles *o)
+{
+    const json_t *jt = json_object_get(orders, "threads");
+    if (!orders || (json_is_integer(jt) ? json_integer_value(jt) : 1) != th)
+        return;
+    size_t i, j;
+    json_t *z, *f;
+    json_array_foreach(json_object_get(orders, "sizes"), i, z)
+    {
+        if (strcmp(str(z, "dtype"), dt) != 0)
+            continue;
+        const double flops = num(z, "flops");
+        json_array_foreach(json_object_get(z, "forms"), j, f)
+        {
+            const double g = num(f, "gflops");
+            const json_t *sim = json_object_get(f, "cachegrind");
+            const json_t *src =
+                num(sim, "l1_bytes") > 0 ? sim : json_object_get(f, "model");
+            const double l1 = num(src, "l1_bytes");
+            const double el = strcmp(dt, "f32") == 0 ? 4.0 : 8.0;
+            const double mem =
+                el * (num(z, "n") * num(z, "p") + num(z, "p") * num(z, "m") +
+                      num(z, "n") * num(z, "m"));
+            if (!(g > 0) || !(flops > 0) || !(l1 > 0) || !(mem > 0))
+                continue;
+            /* from its L1 point to its memory point, every 0.1 decade */
+            for (double lx = log10(flops / l1); lx <= log10(flops / mem) + 0.05;
+                 lx += 0.1)
+                if (o->np < 512) {
+                    o->px[o->np] = pow(10.0, lx);
+                    o->py[o->np++] = g;
+                }
+        }
+    }
+}
+
 /* The roofs of each team of the ceilings document, each labelled where it
  * covers neither a kernel of the results nor another roof. */
-static void roofs(const json_t *ceil, const json_t *res, strbuf *seg, csv *lab)
+static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
+                  strbuf *seg, csv *lab)
 {
     size_t i, j;
     json_t *team, *p;
@@ -147,6 +217,7 @@ static void roofs(const json_t *ceil, const json_t *res, strbuf *seg, csv *lab)
                 continue;
             panel_obstacles obs = {.ny = 0};
             panel_points(res, dts[d], th, &obs);
+            panel_levels(orders, dts[d], th, &obs);
             /* each vector width's peak of this team */
             json_array_foreach(json_object_get(ceil, "peak"), j, p)
             {
@@ -188,17 +259,9 @@ static void roofs(const json_t *ceil, const json_t *res, strbuf *seg, csv *lab)
                 }
                 const double x0 =
                     isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
-                double xg = x0, yg = gemm * 1.12;
+                double xg, yg;
+                place_gemm(&obs, x0, gemm, t, sizeof(t), &xg, &yg);
                 const size_t len = strlen(t);
-                for (int c = 0; c < 12; c++) {
-                    const double x = x0 * pow(10.0, 0.25 * (c / 2));
-                    const double y = c % 2 ? gemm / 1.15 : gemm * 1.12;
-                    if (!covers(&obs, text_box(x, y, len))) {
-                        xg = x;
-                        yg = y;
-                        break;
-                    }
-                }
                 label(lab, "gemm", dts[d], th, xg, yg, t);
                 placed(&obs, text_box(xg, yg, len));
                 if (obs.ny < 31)
@@ -380,7 +443,7 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
     csv lab = {0}, pts = {0};
     csv_header(&lab, "kind,dtype,threads,intensity,gflops,text");
     csv_header(&pts, "dtype,threads,kernel,intensity,gflops");
-    roofs(ceilings, results, &seg, &lab);
+    roofs(ceilings, results, orders, &seg, &lab);
     if (network)
         network_roof(network, ceilings, &seg, &lab);
     const size_t n = points(results, &pts);
