@@ -1,7 +1,11 @@
-/* roofbench all: bad input refused before any step (exit 2, one line,
- * nothing written); a short job of real steps on a small roofline, its
- * folders, steps.json and summary read back; a step that fails is
- * reported while the others run; an existing folder is never reused. */
+/* roofbench all and roofbench report: bad input refused before any step
+ * (exit 2, one line, nothing written); a short job of real steps on a
+ * small roofline, its folders, steps.json, summary, charts and report read
+ * back; the report again from the folder alone, from a fixed fixture, and
+ * refused on missing, empty, foreign or truncated folders; a step that
+ * fails is reported while the others run; an existing folder is never
+ * reused. With --browser: the fixture's report in headless Chromium (77
+ * where it is not installed). */
 #include "cli.h"
 
 #ifdef RB_HAVE_PNG
@@ -106,7 +110,8 @@ static int not_blank(const char *png)
 
 /* The page in a real browser: loaded from the file alone, no console
  * message (the page has no script of its own), every chart rendered with
- * a size, and a screenshot that is not blank. 0 when Chromium is not
+ * a size, and a screenshot that is not blank (kept as
+ * $ROOFBENCH_TEST_SCREENSHOT when that is set). 0 when Chromium is not
  * installed. */
 static int browser_check(const char *page, size_t svgs)
 {
@@ -181,6 +186,43 @@ static int browser_check(const char *page, size_t svgs)
     return 1;
 }
 
+/* A fixed fixture: the folder of a job of one run step (a real run's
+ * document and a real roofline, committed under tests/fixtures), rendered
+ * by `roofbench report` into fxrep; its result in r. */
+static void fixture_report(char *fxrep, size_t len, result *r)
+{
+    char fxdir[600], path[800];
+    static char again[4 << 20];
+    snprintf(fxdir, sizeof(fxdir), "%s/fixture-job", workdir);
+    snprintf(fxrep, len, "%s/fixture-rep", workdir);
+    mkdir(fxdir, 0755);
+    snprintf(path, sizeof(path), "%s/run", fxdir);
+    mkdir(path, 0755);
+    static const char *const fxfiles[][2] = {
+        {"results-xeon-emr-quick.json", "run/results.json"},
+        {"ceilings-xeon-emr-quick-1t.json", "ceilings.json"}};
+    for (size_t i = 0; i < 2; i++) {
+        char from[700];
+        snprintf(from, sizeof(from), "%s/%s", ROOFBENCH_FIXTURES,
+                 fxfiles[i][0]);
+        slurp(from, again, sizeof(again));
+        snprintf(path, sizeof(path), "%s/%s", fxdir, fxfiles[i][1]);
+        FILE *o = fopen(path, "w");
+        fputs(again, o);
+        fclose(o);
+    }
+    snprintf(path, sizeof(path), "%s/steps.json", fxdir);
+    FILE *so = fopen(path, "w");
+    fputs("{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
+          "\"date\": \"2026-12-01T00:00:00Z\", \"status\": \"complete\", "
+          "\"steps\": [{\"name\": \"run\", \"status\": \"ok\", "
+          "\"exit\": 0, \"seconds\": 30, \"note\": \"run/\"}]}",
+          so);
+    fclose(so);
+    const char *fxargs[] = {"report", fxdir, "--out", fxrep, NULL};
+    run(workdir, fxargs, r);
+}
+
 static const char *step_status(json_t *doc, const char *name)
 {
     size_t i;
@@ -194,8 +236,42 @@ static const char *step_status(json_t *doc, const char *name)
     return NULL;
 }
 
+/* test_all --browser ROOFBENCH: the report of the fixed fixture in a
+ * real browser; 77 where Chromium is not installed. */
+static int browser_main(int argc, char **argv)
+{
+    const int rc = cli_setup(argc, argv, "test_all --browser");
+    if (rc)
+        return rc;
+    if (!chromium()) {
+        printf("test_all: chromium not installed: the report was not loaded "
+               "in a browser (apt-get install chromium)\n");
+        remove_tree(workdir);
+        return 77;
+    }
+    char rep[600], page[700];
+    result r;
+    fixture_report(rep, sizeof(rep), &r);
+    CHECK_INT(r.status, 0);
+    snprintf(page, sizeof(page), "%s/report.html", rep);
+    static char html[4 << 20];
+    slurp(page, html, sizeof(html));
+    size_t svgs = 0;
+    for (const char *p = html; (p = strstr(p, "<svg")); p += 4)
+        svgs++;
+    if (access("/usr/bin/gnuplot", X_OK) == 0)
+        CHECK(svgs >= 1);
+    browser_check(page, svgs);
+    const int st = check_status("test_all --browser");
+    if (!st)
+        remove_tree(workdir);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--browser") == 0)
+        return browser_main(argc - 1, argv + 1);
     const int rc = cli_setup(argc, argv, "test_all");
     if (rc)
         return rc;
@@ -325,14 +401,6 @@ int main(int argc, char **argv)
         json_decref(emb);
     } else
         CHECK(js && je);
-    /* the page in a browser: it loads from the file alone and its charts
-     * are there */
-    size_t svgs = 0;
-    for (const char *p = page; (p = strstr(p, "<svg")); p += 4)
-        svgs++;
-    if (!browser_check(path, svgs))
-        printf("test_all: chromium not installed: the page was not loaded "
-               "in a browser (apt-get install chromium)\n");
     /* every verified row is a point: 14 kernels x 2 dtypes x 2 teams */
     snprintf(path, sizeof(path), "%s/roofline-points.csv", out);
     char pts[65536];
@@ -386,40 +454,13 @@ int main(int argc, char **argv)
     /* a fixed fixture: a folder of one run step (a real run's document
      * and a real roofline, committed), rendered by report alone: every
      * chart file of the roofline and every kernel named in the page */
-    char fxdir[600], fxrep[600];
-    snprintf(fxdir, sizeof(fxdir), "%s/fixture-job", workdir);
-    snprintf(fxrep, sizeof(fxrep), "%s/fixture-rep", workdir);
-    mkdir(fxdir, 0755);
-    snprintf(path, sizeof(path), "%s/run", fxdir);
-    mkdir(path, 0755);
-    static const char *const fxfiles[][2] = {
-        {"results-xeon-emr-quick.json", "run/results.json"},
-        {"ceilings-xeon-emr-quick-1t.json", "ceilings.json"}};
-    for (size_t i = 0; i < 2; i++) {
-        char from[700];
-        snprintf(from, sizeof(from), "%s/%s", ROOFBENCH_FIXTURES,
-                 fxfiles[i][0]);
-        slurp(from, again, sizeof(again));
-        snprintf(path, sizeof(path), "%s/%s", fxdir, fxfiles[i][1]);
-        FILE *o = fopen(path, "w");
-        fputs(again, o);
-        fclose(o);
-    }
-    snprintf(path, sizeof(path), "%s/steps.json", fxdir);
-    FILE *so = fopen(path, "w");
-    fputs("{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
-          "\"date\": \"2026-12-01T00:00:00Z\", \"status\": \"complete\", "
-          "\"steps\": [{\"name\": \"run\", \"status\": \"ok\", "
-          "\"exit\": 0, \"seconds\": 30, \"note\": \"run/\"}]}",
-          so);
-    fclose(so);
-    const char *fxargs[] = {"report", fxdir, "--out", fxrep, NULL};
-    run(workdir, fxargs, &r);
+    char fxrep[600];
+    fixture_report(fxrep, sizeof(fxrep), &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "nearest to its roof:");
     static const char *const fxout[] = {"roofline.json", "roofline-points.csv",
-                                        "report.md", "report.html",
-                                        "roofline.png", "roofline.svg"};
+                                        "report.md",     "report.html",
+                                        "roofline.png",  "roofline.svg"};
     for (size_t i = 0; i < 6; i++) {
         if (i >= 4 && access("/usr/bin/gnuplot", X_OK) != 0)
             break;
@@ -429,10 +470,10 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/report.html", fxrep);
     slurp(path, again, sizeof(again));
     static const char *const fxkernels[] = {
-        "dot",           "dot_simd",        "dot_openblas",   "matvec",
-        "matvec_simd",   "matvec_openblas", "matmul_naive",   "matmul_column",
-        "matmul_row",    "matmul_outer",    "matmul_blocked", "matmul_openblas",
-        "batched",       "batched_openblas"};
+        "dot",         "dot_simd",        "dot_openblas",   "matvec",
+        "matvec_simd", "matvec_openblas", "matmul_naive",   "matmul_column",
+        "matmul_row",  "matmul_outer",    "matmul_blocked", "matmul_openblas",
+        "batched",     "batched_openblas"};
     for (size_t i = 0; i < sizeof(fxkernels) / sizeof(*fxkernels); i++) {
         char td[64];
         snprintf(td, sizeof(td), "<td>%s</td>", fxkernels[i]);
