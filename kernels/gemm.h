@@ -20,19 +20,27 @@ typedef void (*gemm_ukr_f64)(size_t kc, const double *restrict a,
 
 /* The skinny micro-kernel (gemm_skinny.c): C[0:rows, 0:SW] (+)=
  * A[0:rows, 0:kb] W[0:kb, 0:SW] on the caller's row-major operands,
- * nothing packed, rows at most GEMM_SKINNY_ROWS; with pf it asks, at step
- * k, for row k of pf (leading dimension pfld), the strip's width. */
+ * nothing packed, rows at most GEMM_SKINNY_ROWS. What it asks for ahead
+ * while it computes, when pf is not NULL: */
 enum { GEMM_SKINNY_ROWS = 6 };
+typedef struct {
+    /* into L2: `rows` rows (at most kb) of a strip the caller will need
+     * soon, SW wide, `ld` bytes apart, spread evenly over the kb steps */
+    const void *far;
+    size_t ld, rows;
+    /* into L1: this strip's row k + 8 at step k */
+    int near;
+} gemm_skinny_pf;
 typedef void (*gemm_skinny_f32)(size_t rows, size_t kb,
                                 const float *restrict a, size_t lda,
                                 const float *restrict w, size_t ldw,
                                 float *restrict c, size_t ldc, int accumulate,
-                                const float *pf, size_t pfld);
+                                const gemm_skinny_pf *pf);
 typedef void (*gemm_skinny_f64)(size_t rows, size_t kb,
                                 const double *restrict a, size_t lda,
                                 const double *restrict w, size_t ldw,
                                 double *restrict c, size_t ldc, int accumulate,
-                                const double *pf, size_t pfld);
+                                const gemm_skinny_pf *pf);
 
 typedef struct {
     const char *name;
@@ -80,14 +88,12 @@ void gemm_ukr_avx2_f64(size_t kc, const double *restrict a,
                                  const float *restrict a, size_t lda,          \
                                  const float *restrict w, size_t ldw,          \
                                  float *restrict c, size_t ldc,                \
-                                 int accumulate, const float *pf,              \
-                                 size_t pfld);                                 \
+                                 int accumulate, const gemm_skinny_pf *pf);    \
     void gemm_skinny_##isa##_f64(size_t rows, size_t kb,                       \
                                  const double *restrict a, size_t lda,         \
                                  const double *restrict w, size_t ldw,         \
                                  double *restrict c, size_t ldc,               \
-                                 int accumulate, const double *pf,             \
-                                 size_t pfld);
+                                 int accumulate, const gemm_skinny_pf *pf);
 GEMM_SKINNY_DECL(avx512)
 GEMM_SKINNY_DECL(avx2)
 GEMM_SKINNY_DECL(portable)

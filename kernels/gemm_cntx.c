@@ -50,10 +50,9 @@ enum { PSW = 16 };
     void gemm_skinny_portable_##SUFFIX(                                        \
         size_t rows, size_t kb, const T *restrict a, size_t lda,               \
         const T *restrict w, size_t ldw, T *restrict c, size_t ldc,            \
-        int accumulate, const T *pf, size_t pfld)                              \
+        int accumulate, const gemm_skinny_pf *pf)                              \
     {                                                                          \
         (void)pf;                                                              \
-        (void)pfld;                                                            \
         T acc[GEMM_SKINNY_ROWS][PSW];                                          \
         for (size_t i = 0; i < rows; i++)                                      \
             for (int j = 0; j < PSW; j++)                                      \

@@ -17,27 +17,37 @@
 
 enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
 
-/* With pf, each of the kb steps asks for the strip's width of row k of
- * pf (leading dimension pfld) into L2: the caller points it at a strip it
- * will need soon, so that the requests are spread over the arithmetic
- * instead of stalling it in a burst; and row k + AHEAD of this strip into
- * L1, which no hardware prefetcher does for rows a leading dimension
- * apart (from L2 they arrived at a third of its bandwidth without it). */
+/* With pf->far, `rows` rows of a strip the caller will need soon go into
+ * L2, one row (the strip's width) at the steps a running sum picks, so
+ * that the requests are spread evenly over the arithmetic of every caller
+ * that shares the strip instead of stalling one of them in a burst; with
+ * pf->near, row k + AHEAD of this strip goes into L1 at step k, which no
+ * hardware prefetcher does for rows a leading dimension apart (from L2
+ * they arrived at a third of its bandwidth without it). */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T)          \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
             acc[i][v] = accumulate ? LOAD(c + (size_t)i * ldc + LANES * v)     \
                                    : ZERO();                                   \
+    const char *far = pf ? (const char *)pf->far : NULL;                      \
+    const size_t far_ld = pf ? pf->ld : 0;                                     \
+    const size_t far_rows = far ? (pf->rows < kb ? pf->rows : kb) : 0;         \
+    const int near = pf && pf->near;                                           \
+    size_t due = 0;                                                            \
     for (size_t k = 0; k < kb; k++) {                                          \
         const T *wk = w + k * ldw;                                             \
-        if (pf)                                                                \
-            for (size_t o = 0; o < sizeof(VEC) * NV; o += 64) {                \
-                _mm_prefetch((const char *)(pf + k * pfld) + o, _MM_HINT_T1);  \
-                if (k + AHEAD < kb)                                            \
-                    _mm_prefetch((const char *)(wk + AHEAD * ldw) + o,         \
-                                 _MM_HINT_T0);                                 \
-            }                                                                  \
+        due += far_rows;                                                       \
+        if (due >= kb) {                                                       \
+            due -= kb;                                                         \
+            for (size_t o = 0; o < sizeof(VEC) * NV; o += 64)                  \
+                _mm_prefetch(far + o, _MM_HINT_T1);                            \
+            far += far_ld;                                                     \
+        }                                                                      \
+        if (near && k + AHEAD < kb)                                            \
+            for (size_t o = 0; o < sizeof(VEC) * NV; o += 64)                  \
+                _mm_prefetch((const char *)(wk + AHEAD * ldw) + o,             \
+                             _MM_HINT_T0);                                     \
         VEC wv[NV];                                                            \
         /* into registers once: left to itself the compiler folds the load  \
          * into every row's FMA, loading the strip once per row */          \
@@ -57,18 +67,18 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
 
 #define SKINNY_SWITCH(NAME)                                                    \
     switch (rows) {                                                            \
-    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
-    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
-    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
-    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
-    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break;  \
-    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, pf, pfld); break; \
+    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break; \
     }
 
 #define SKINNY_PARAMS(T)                                                       \
     size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
-        size_t ldw, T *restrict c, size_t ldc, int accumulate, const T *pf,     \
-        size_t pfld
+        size_t ldw, T *restrict c, size_t ldc, int accumulate,                 \
+        const gemm_skinny_pf *pf
 
 /* One code path for one dtype: the body inlined per row count, and the
  * entry that switches on it. P is the intrinsics' prefix, SUF the type. */

@@ -200,17 +200,15 @@ static void skinny_edge(rb_dtype dt, size_t rows, size_t cols, size_t kb,
 
 static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
                         const char *a, size_t lda, const char *w, size_t ldw,
-                        char *c, size_t ldc, int accumulate, const char *pf,
-                        size_t pfld)
+                        char *c, size_t ldc, int accumulate,
+                        const gemm_skinny_pf *pf)
 {
     if (dt == RB_F64)
         cx->path->skinny64(h, kb, (const double *)a, lda, (const double *)w,
-                           ldw, (double *)c, ldc, accumulate,
-                           (const double *)pf, pfld);
+                           ldw, (double *)c, ldc, accumulate, pf);
     else
         cx->path->skinny32(h, kb, (const float *)a, lda, (const float *)w,
-                           ldw, (float *)c, ldc, accumulate, (const float *)pf,
-                           pfld);
+                           ldw, (float *)c, ldc, accumulate, pf);
 }
 
 /* For a product with few rows of A (N at most skinny_max), every element
@@ -253,7 +251,13 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
      * follows (one per 4 KiB page, 32 on Intel's): measured in the same
      * process on Xeon EMR, DRAM-resident W, B = 8 to 18, 5 to 25% faster
      * at 1 thread, and slower from 4 groups on. */
-    const size_t skb = far && groups <= 3 ? min_sz(bk->skb, 32) : bk->skb;
+    /* From 4 groups on, with W beyond L2, blocks twice as deep (the whole
+     * of L1): measured in the same process on Xeon EMR, DRAM-resident W,
+     * together with the spread requests below, f32 1 thread B = 16 to 48
+     * 1.21 to 1.37 times as fast, f64 1.09 to 1.10 at B = 32 to 64. */
+    const size_t skb = far && groups <= 3 ? min_sz(bk->skb, 32)
+                       : far                 ? 2 * bk->skb
+                                             : bk->skb;
     if (jc < sw)
         jc = sw;
     for (size_t jb = j0; jb < j1; jb += jc) {
@@ -263,9 +267,9 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                /* the strip two to the right, asked for by the first row
-                 * group a row per step, so that the requests ride along
-                 * with its arithmetic instead of stalling in a burst */
+                /* the strip two to the right, asked for while this one is
+                 * computed, so that the requests ride along with the
+                 * arithmetic instead of stalling it in a burst */
                 const char *ahead =
                     far && j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
                 for (size_t g = 0; g < groups; g++) {
@@ -273,13 +277,27 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                  h = x->n * (g + 1) / groups - i0;
                     const char *ai = a + (i0 * x->lda + k0) * el;
                     char *ci = c + (i0 * x->ldc + j) * el;
+                    /* each row group asks for its share of the strip
+                     * ahead's rows, so that the requests are spread over
+                     * the whole strip's time, not one group's (it costs a
+                     * few instructions a step: 14% more in the check
+                     * gate's 8x512x512 f64, whose small simulated caches
+                     * make its W "far"; in time, the ratios above) */
+                    const size_t r0 = kb * g / groups,
+                                 r1 = kb * (g + 1) / groups;
+                    const gemm_skinny_pf pf = {
+                        .far = ahead && r1 > r0
+                                   ? ahead + r0 * x->ldb * el
+                                   : NULL,
+                        .ld = x->ldb * el,
+                        .rows = r1 - r0,
+                        .near = g == 0};
                     if (w < sw)
                         skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
                     else
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
-                                    x->ldc, k0 > 0, g == 0 ? ahead : NULL,
-                                    x->ldb);
+                                    x->ldc, k0 > 0, far ? &pf : NULL);
                 }
             }
         }

@@ -130,11 +130,12 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
          * (N x skb) once per C block when it stays across the strips,
          * else once per strip */
         const double groups = ceil(N / 6.0);
-        /* W beyond L2 with at most three row groups: blocks of 32 rows */
-        const double skb = P * M * sz > 2.0 * (double)blk->sc_bytes &&
-                                   groups <= 3.0
-                               ? fmin((double)blk->skb, 32.0)
-                               : (double)blk->skb;
+        /* W beyond L2: blocks of 32 rows with at most three row groups,
+         * twice skb from four on (as the kernel blocks it) */
+        const int far = P * M * sz > 2.0 * (double)blk->sc_bytes;
+        const double skb = far && groups <= 3.0 ? fmin((double)blk->skb, 32.0)
+                           : far                ? 2.0 * (double)blk->skb
+                                                : (double)blk->skb;
         const double SW = (double)blk->sw, KB = fmin(skb, P);
         double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
         JC = fmin(JC < SW ? SW : JC, M);
