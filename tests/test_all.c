@@ -568,6 +568,32 @@ int main(int argc, char **argv)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "run/results.json: not a whole JSON document");
     CHECK_INT(count_lines(r.err), 1);
+    /* a document that is a link out of the folder (here to the job's own
+     * results, a valid document), or of another schema: refused */
+    snprintf(path, sizeof(path), "%s/run/results.json", bad1);
+    unlink(path);
+    char target[700];
+    snprintf(target, sizeof(target), "%s/run/results.json", out);
+    CHECK_INT(symlink(target, path), 0);
+    run(workdir, b1, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "run/results.json: not a regular file");
+    CHECK_INT(count_lines(r.err), 1);
+    unlink(path);
+    bf = fopen(path, "w");
+    fputs("{\"schema\": \"roofbench.sweep\", \"schema_version\": 1}", bf);
+    fclose(bf);
+    run(workdir, b1, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "schema 'roofbench.sweep', not roofbench.run");
+    /* never into the folder it reads */
+    char inside[700];
+    snprintf(inside, sizeof(inside), "%s/rep-inside", out);
+    const char *bi[] = {"report", out, "--out", inside, NULL};
+    run(workdir, bi, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "the folder it reads");
+    CHECK(!exists(inside));
     const char *b0[] = {"report", "/nonexistent/job", "--out", badout, NULL};
     run(workdir, b0, &r);
     CHECK_INT(r.status, 2);

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,10 @@ static const flag_table report_table = {
     "again,\n"
     "into a new folder, from that folder's documents and data files alone: an "
     "old\nrun re-rendered by this build. Checks the folder first: steps.json "
-    "must be\nwhole and of schema roofbench.all, and the document of every "
-    "step it records\nas ok must be whole. Copies steps.json, info.json, "
+    "must be\nwhole and of schema roofbench.all, the document of every step "
+    "it records as\nok whole and of that step's schema, and every file it "
+    "copies the folder's own\nregular file (no link, FIFO or device). Never "
+    "writes into the folder it reads.\nCopies steps.json, info.json, "
     "model.json and each step's\ndocuments and data files, draws each step's "
     "chart again from its data,\nrebuilds roofline.json, the host roofline and "
     "the reference rooflines from\nthe documents, and writes report.md and "
@@ -85,18 +88,37 @@ static void shown(const char *path, char *buf, size_t len)
     text_escape(path, buf, len);
 }
 
-/* A document of the folder: whole JSON, an object. NULL with e naming the
- * file otherwise. */
-static json_t *load(const char *dir, const char *rel, rb_err *e)
+/* A file of the folder must be its own: a regular file (not a link, a
+ * FIFO or a device, which could lead out of it or never end), at most
+ * 1 GiB. RB_OK, or e naming it. */
+static int own_file(const char *path, rb_err *e)
+{
+    char sh[4 * 4400];
+    shown(path, sh, sizeof(sh));
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return rb_fail(e, RB_EINPUT, "%s: %s", sh, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return rb_fail(e, RB_EINPUT,
+                       "%s: not a regular file (a link, folder, FIFO or "
+                       "device: a run folder holds only its own files)",
+                       sh);
+    if (st.st_size > (1LL << 30))
+        return rb_fail(e, RB_EINPUT, "%s: %lld bytes, more than a run writes",
+                       sh, (long long)st.st_size);
+    return RB_OK;
+}
+
+/* A document of the folder: its own file, whole JSON, an object, and of
+ * the given schema (NULL: any). NULL with e naming the file otherwise. */
+static json_t *load(const char *dir, const char *rel, const char *schema,
+                    rb_err *e)
 {
     char path[4400], sh[4 * 4400];
     snprintf(path, sizeof(path), "%s/%s", dir, rel);
     shown(path, sh, sizeof(sh));
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        rb_fail(e, RB_EINPUT, "%s: %s", sh, strerror(errno));
+    if (own_file(path, e))
         return NULL;
-    }
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
     if (!doc) {
@@ -106,39 +128,49 @@ static json_t *load(const char *dir, const char *rel, rb_err *e)
                 je.line, msg);
         return NULL;
     }
-    if (!json_is_object(doc)) {
+    const char *got = json_string_value(json_object_get(doc, "schema"));
+    if (!json_is_object(doc) || (schema && (!got || strcmp(got, schema)))) {
+        char g[200];
+        text_escape(got ? got : "(none)", g, sizeof(g));
+        if (json_is_object(doc))
+            rb_fail(e, RB_EINPUT, "%s: schema '%s', not %s", sh, g, schema);
+        else
+            rb_fail(e, RB_EINPUT, "%s: not a JSON object", sh);
         json_decref(doc);
-        rb_fail(e, RB_EINPUT, "%s: not a JSON object", sh);
         return NULL;
     }
     return doc;
 }
 
-/* steps.json read into steps (pointing into doc); the count, or -1. */
-static int read_steps(const char *run, json_t **doc, job_step *steps, rb_err *e)
+/* The schema of each step's document (info's has none). */
+static const char *step_schema(const char *step)
 {
-    char sh[4 * 4400], path[4400];
-    snprintf(path, sizeof(path), "%s/steps.json", run);
-    shown(path, sh, sizeof(sh));
-    *doc = load(run, "steps.json", e);
-    if (!*doc)
-        return -1;
-    const char *schema = json_string_value(json_object_get(*doc, "schema"));
-    if (!schema || strcmp(schema, "roofbench.all") != 0) {
-        char got[200];
-        text_escape(schema ? schema : "(none)", got, sizeof(got));
-        return rb_fail(e, RB_EINPUT,
-                       "%s: schema '%s', not roofbench.all (the record of "
-                       "`roofbench all`)",
-                       sh, got),
-               -1;
-    }
-    if (json_integer_value(json_object_get(*doc, "schema_version")) != 1)
+    static const char *const map[][2] = {
+        {"ceilings", "roofbench.ceilings"}, {"run", "roofbench.run"},
+        {"orders", "roofbench.orders"},     {"sweep", "roofbench.sweep"},
+        {"network", "roofbench.network"},   {"model", "roofbench.model"}};
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcmp(step, map[i][0]) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* steps.json read into steps (pointing into doc); the count, or -1. */
+/* The checks of steps.json past its schema; the count, or -1. */
+static int steps_of(const json_t *doc, const char *sh, job_step *steps,
+                    rb_err *e)
+{
+    static const char *const statuses[] = {"ok", "failed", "skipped",
+                                           "interrupted", "not run"};
+    if (json_integer_value(json_object_get(doc, "schema_version")) != 1)
         return rb_fail(e, RB_EINPUT, "%s: schema_version is not 1", sh), -1;
-    const json_t *arr = json_object_get(*doc, "steps");
-    if (!json_is_array(arr) || json_array_size(arr) == 0 ||
-        json_array_size(arr) > MAX_STEPS)
+    const json_t *arr = json_object_get(doc, "steps");
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
         return rb_fail(e, RB_EINPUT, "%s: no steps", sh), -1;
+    if (json_array_size(arr) > MAX_STEPS)
+        return rb_fail(e, RB_EINPUT, "%s: %zu steps, more than the job has", sh,
+                       json_array_size(arr)),
+               -1;
     size_t i;
     json_t *s;
     json_array_foreach(arr, i, s)
@@ -147,18 +179,53 @@ static int read_steps(const char *run, json_t **doc, job_step *steps, rb_err *e)
         const char *status = json_string_value(json_object_get(s, "status"));
         const json_t *secs = json_object_get(s, "seconds");
         const json_t *note = json_object_get(s, "note");
-        if (!name || !report_all_document(name) || !status ||
-            !json_is_number(secs) ||
-            !(json_is_string(note) || !note || json_is_null(note)))
+        int known = 0;
+        for (size_t k = 0; status && k < 5; k++)
+            known |= strcmp(status, statuses[k]) == 0;
+        const double t = json_is_number(secs) ? json_number_value(secs) : -1;
+        if (!name || !report_all_document(name) || !known || !(t >= 0) ||
+            t > 1e7 || !(json_is_string(note) || !note || json_is_null(note)))
             return rb_fail(e, RB_EINPUT,
-                           "%s: steps[%zu] is not a step (name, status, "
-                           "seconds, note)",
+                           "%s: steps[%zu] is not a step (a known name and "
+                           "status, seconds from 0 to 1e7, a note)",
                            sh, i),
                    -1;
-        steps[i] = (job_step){name, status, json_number_value(secs),
-                              json_string_value(note)};
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(steps[k].name, name) == 0)
+                return rb_fail(e, RB_EINPUT, "%s: step '%s' recorded twice", sh,
+                               name),
+                       -1;
+        steps[i] = (job_step){name, status, t, json_string_value(note)};
     }
     return (int)json_array_size(arr);
+}
+
+/* steps.json read into steps (pointing into *doc); the count, or -1 (and
+ * *doc NULL). */
+static int read_steps(const char *run, json_t **doc, job_step *steps, rb_err *e)
+{
+    char sh[4 * 4400], path[4400];
+    snprintf(path, sizeof(path), "%s/steps.json", run);
+    shown(path, sh, sizeof(sh));
+    *doc = load(run, "steps.json", NULL, e);
+    if (!*doc)
+        return -1;
+    const char *schema = json_string_value(json_object_get(*doc, "schema"));
+    int n = -1;
+    if (!schema || strcmp(schema, "roofbench.all") != 0) {
+        char got[200];
+        text_escape(schema ? schema : "(none)", got, sizeof(got));
+        rb_fail(e, RB_EINPUT,
+                "%s: schema '%s', not roofbench.all (the record of "
+                "`roofbench all`)",
+                sh, got);
+    } else
+        n = steps_of(*doc, sh, steps, e);
+    if (n < 0) {
+        json_decref(*doc);
+        *doc = NULL;
+    }
+    return n;
 }
 
 static int step_ok(const job_step *steps, int n, const char *name)
@@ -173,6 +240,8 @@ static int step_ok(const job_step *steps, int n, const char *name)
 static int copy_file(runfolder *f, const char *from, const char *name,
                      rb_err *e)
 {
+    if (own_file(from, e))
+        return RB_EINPUT;
     char *data = NULL;
     size_t len = 0;
     FILE *in = fopen(from, "rb");
@@ -253,11 +322,35 @@ static const char *job_ceilings(const char *run, const job_step *steps, int n,
         snprintf(buf, len, "%s/ceilings/ceilings.json", run);
     else
         snprintf(buf, len, "%s/ceilings.json", run);
-    return stat(buf, &st) == 0 ? buf : NULL;
+    return lstat(buf, &st) == 0 ? buf : NULL;
 }
 
 /* Checks the folder and every document a step recorded as ok; the steps
  * (count) and steps.json, or -1 with e set. */
+/* Every file of an ok step's subfolder that a run writes (its charts
+ * aside) is its own regular file: they are copied. RB_OK, or e naming
+ * the first that is not. */
+static int check_step_files(const char *run, const char *step, rb_err *e)
+{
+    char dir[4400];
+    snprintf(dir, sizeof(dir), "%s/%s", run, step);
+    DIR *d = opendir(dir);
+    int rc = RB_OK;
+    for (struct dirent *de; !rc && d && (de = readdir(d));) {
+        if (!runfolder_is_ours(de->d_name) || is_chart(de->d_name))
+            continue;
+        char path[4700];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        rc = own_file(path, e);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+/* Checks the folder, steps.json and, for every step it records as ok,
+ * its document (its own file, whole, of its schema) and its data files;
+ * the steps (count) and steps.json, or -1 with e set. */
 static int check_folder(const char *run, json_t **steps_doc, job_step *steps,
                         rb_err *e)
 {
@@ -270,34 +363,36 @@ static int check_folder(const char *run, json_t **steps_doc, job_step *steps,
         return rb_fail(e, RB_EINPUT, "%s: not a folder", sh), -1;
     char path[4400];
     snprintf(path, sizeof(path), "%s/steps.json", run);
-    if (stat(path, &st) != 0)
+    if (lstat(path, &st) != 0)
         return rb_fail(e, RB_EINPUT,
                        "%s/steps.json: missing (not the folder of "
                        "`roofbench all`)",
                        sh),
                -1;
     const int n = read_steps(run, steps_doc, steps, e);
-    for (int i = 0; i < n; i++) {
+    int rc = n < 0 ? RB_EINPUT : RB_OK;
+    for (int i = 0; !rc && i < n; i++) {
         if (strcmp(steps[i].status, "ok") != 0)
             continue;
-        json_t *doc = load(run, report_all_document(steps[i].name), e);
-        if (!doc) {
-            json_decref(*steps_doc);
-            return -1;
-        }
+        json_t *doc = load(run, report_all_document(steps[i].name),
+                           step_schema(steps[i].name), e);
+        rc = doc ? RB_OK : RB_EINPUT;
         json_decref(doc);
+        if (!rc && strchr(report_all_document(steps[i].name), '/'))
+            rc = check_step_files(run, steps[i].name, e);
     }
     char ceil[4400];
-    if (n > 0 && !step_ok(steps, n, "ceilings") &&
+    if (!rc && !step_ok(steps, n, "ceilings") &&
         job_ceilings(run, steps, n, ceil, sizeof(ceil))) {
-        json_t *kept = load(run, "ceilings.json", e);
-        if (!kept) {
-            json_decref(*steps_doc);
-            return -1;
-        }
+        json_t *kept = load(run, "ceilings.json", "roofbench.ceilings", e);
+        rc = kept ? RB_OK : RB_EINPUT;
         json_decref(kept);
     }
-    return n;
+    if (rc && *steps_doc) {
+        json_decref(*steps_doc);
+        *steps_doc = NULL;
+    }
+    return rc ? -1 : n;
 }
 
 /* The job's host and date, from its documents. */
@@ -310,13 +405,14 @@ static void job_host(const char *run, const json_t *steps_doc,
     snprintf(date, dlen, "date unknown");
     const char *jd = json_string_value(json_object_get(steps_doc, "date"));
     json_t *info =
-        step_ok(steps, n, "info") ? load(run, "info.json", &e) : NULL;
+        step_ok(steps, n, "info") ? load(run, "info.json", NULL, &e) : NULL;
     const char *h = json_string_value(json_object_get(info, "host"));
     if (h)
         text_escape(h, host, hlen);
     json_decref(info);
-    json_t *res =
-        step_ok(steps, n, "run") ? load(run, "run/results.json", &e) : NULL;
+    json_t *res = step_ok(steps, n, "run")
+                      ? load(run, "run/results.json", "roofbench.run", &e)
+                      : NULL;
     const json_t *ctx = json_object_get(res, "context");
     const char *rh = json_string_value(json_object_get(ctx, "host"));
     const char *rd = json_string_value(json_object_get(ctx, "date"));
@@ -330,14 +426,16 @@ static void job_host(const char *run, const json_t *steps_doc,
 static int write_report(runfolder *f, const char *run, json_t *steps_doc,
                         const job_step *steps, int n, rb_err *e)
 {
-    static const char *const top[] = {"info.json", "model.json"};
+    /* the documents of the steps that print one, where those steps went
+     * well (checked: the folder's own files) */
+    static const char *const top[][2] = {{"info", "info.json"},
+                                         {"model", "model.json"}};
     char from[4400];
     int rc = RB_OK;
     for (size_t i = 0; !rc && i < 2; i++) {
-        snprintf(from, sizeof(from), "%s/%s", run, top[i]);
-        struct stat st;
-        if (stat(from, &st) == 0 && S_ISREG(st.st_mode))
-            rc = copy_file(f, from, top[i], e);
+        snprintf(from, sizeof(from), "%s/%s", run, top[i][1]);
+        if (step_ok(steps, n, top[i][0]))
+            rc = copy_file(f, from, top[i][1], e);
     }
     char whys[4][512];
     for (size_t c = 0; !rc && c < 4; c++) {
@@ -356,7 +454,7 @@ static int write_report(runfolder *f, const char *run, json_t *steps_doc,
         for (size_t i = 0; !rc && i < 2; i++) {
             snprintf(from, sizeof(from), "%s/run/%s", run, docs[i]);
             struct stat st;
-            if (stat(from, &st) == 0)
+            if (lstat(from, &st) == 0) /* checked: a regular file */
                 rc = copy_file(&sub, from, docs[i], e);
         }
     }
@@ -364,11 +462,12 @@ static int write_report(runfolder *f, const char *run, json_t *steps_doc,
         return rc;
     char ceil[4400], chart_why[512], ref_why[512];
     const char *cf = job_ceilings(run, steps, n, ceil, sizeof(ceil));
-    if (!rc && cf && !step_ok(steps, n, "ceilings"))
+    if (cf && !step_ok(steps, n, "ceilings"))
         rc = copy_file(f, cf, "ceilings.json", e);
-    rc = report_all_charts(f, run, cf, step_ok(steps, n, "run"),
-                           step_ok(steps, n, "model"), chart_why,
-                           sizeof(chart_why), ref_why, sizeof(ref_why), e);
+    if (!rc)
+        rc = report_all_charts(f, run, cf, step_ok(steps, n, "run"),
+                               step_ok(steps, n, "model"), chart_why,
+                               sizeof(chart_why), ref_why, sizeof(ref_why), e);
     char *text = rc ? NULL : json_dumps(steps_doc, JSON_INDENT(2));
     if (!rc)
         rc = text ? runfolder_write(f, "steps.json", text, strlen(text), e)
@@ -425,6 +524,20 @@ static int report_main(const rb_machine *m, const void *opts,
     if (runfolder_open(&f, SESSION_ROOT, o->out, m->host, stamp, e)) {
         json_decref(steps_doc);
         return 2;
+    }
+    /* never into the folder it reads */
+    char rr[PATH_MAX], rt[PATH_MAX];
+    if (realpath(run, rr) && realpath(f.tmp, rt) &&
+        strncmp(rt, rr, strlen(rr)) == 0 && rt[strlen(rr)] == '/') {
+        char sh[4 * 4400];
+        shown(run, sh, sizeof(sh));
+        runfolder_abandon(&f);
+        json_decref(steps_doc);
+        return rb_fail(e, RB_EINPUT,
+                       "--out: inside %s, the folder it reads; choose one "
+                       "outside it",
+                       sh),
+               2;
     }
     int rc = write_report(&f, run, steps_doc, steps, n, e);
     json_decref(steps_doc);

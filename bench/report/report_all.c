@@ -34,6 +34,19 @@ void report_all_clock(char *buf, size_t len, double s)
     snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* A string from a document as printed: bytes that are not printable
+ * UTF-8 (a newline, an escape sequence) escaped, NULL as "?". Each call
+ * has a buffer of its own from a small ring, for the few strings of one
+ * line. */
+static const char *esc(const char *s)
+{
+    static char ring[8][512];
+    static int next;
+    char *b = ring[next++ % 8];
+    text_escape(s ? s : "?", b, sizeof(ring[0]));
+    return b;
+}
+
 /* The document of a step the job ran, or NULL. */
 static json_t *load_doc(const char *dir, const job_step *steps, size_t n,
                         const char *step)
@@ -58,9 +71,9 @@ void report_all_summary(const char *dir, const char *ceil,
     for (size_t s = 0; s < nsteps; s++) {
         char t[16];
         report_all_clock(t, sizeof(t), steps[s].seconds);
-        fprintf(f, "  %-9s %-11s %6s  %s\n", steps[s].name, steps[s].status,
-                steps[s].status[0] == 'n' ? "" : t,
-                steps[s].note ? steps[s].note : "");
+        fprintf(f, "  %-9s %-11s %6s  %s\n", esc(steps[s].name),
+                esc(steps[s].status), steps[s].status[0] == 'n' ? "" : t,
+                steps[s].note ? esc(steps[s].note) : "");
     }
     roofline roof;
     json_t *doc = ceil ? json_load_file(ceil, 0, NULL) : NULL;
@@ -113,8 +126,8 @@ void report_all_summary(const char *dir, const char *ceil,
         fprintf(
             f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
             k ? "farthest from" : "nearest to",
-            json_string_value(json_object_get(ends[k], "kernel")),
-            json_string_value(json_object_get(ends[k], "dtype")),
+            esc(json_string_value(json_object_get(ends[k], "kernel"))),
+            esc(json_string_value(json_object_get(ends[k], "dtype"))),
             (long long)json_integer_value(json_object_get(ends[k], "threads")),
             rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
             100 * (k ? wf : bf));
@@ -126,9 +139,9 @@ void report_all_summary(const char *dir, const char *ceil,
         const char *sum = json_string_value(json_object_get(row, "summary"));
         if (sum)
             fprintf(f, "  four orders, %s n=%lld: %s\n",
-                    json_string_value(json_object_get(row, "dtype")),
+                    esc(json_string_value(json_object_get(row, "dtype"))),
                     (long long)json_integer_value(json_object_get(row, "n")),
-                    sum);
+                    esc(sum));
     }
     json_decref(ord);
     /* the sweep: the blocked kernel's 50% knee against the ridge batch */
@@ -146,10 +159,10 @@ void report_all_summary(const char *dir, const char *ceil,
         fprintf(f,
                 "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
                 "weights: B %.3g measured, %.3g predicted\n",
-                json_string_value(json_object_get(row, "dtype")),
+                esc(json_string_value(json_object_get(row, "dtype"))),
                 (long long)json_integer_value(json_object_get(row, "threads")),
                 rb_plural(json_integer_value(json_object_get(row, "threads"))),
-                json_string_value(json_object_get(row, "weights")),
+                esc(json_string_value(json_object_get(row, "weights"))),
                 json_number_value(kn), json_number_value(rb));
     }
     json_decref(sw);
@@ -165,7 +178,7 @@ void report_all_summary(const char *dir, const char *ceil,
         fprintf(f,
                 "  network crossover, %s B=%lld: D %.4g measured, %.4g "
                 "predicted\n",
-                json_string_value(json_object_get(c, "dtype")),
+                esc(json_string_value(json_object_get(c, "dtype"))),
                 (long long)json_integer_value(json_object_get(c, "b")), meas,
                 pred);
     }
@@ -179,9 +192,9 @@ void report_all_summary(const char *dir, const char *ceil,
                 first ? "  ridge FLOP/B beside the "
                         "references: "
                       : ", ",
-                json_string_value(json_object_get(c, "profile")),
+                esc(json_string_value(json_object_get(c, "profile"))),
                 json_number_value(json_object_get(c, "ridge")),
-                json_string_value(json_object_get(c, "dtype")));
+                esc(json_string_value(json_object_get(c, "dtype"))));
         first = 0;
     }
     if (!first)
@@ -273,12 +286,11 @@ int report_all_charts(runfolder *f, const char *src, const char *ceil_file,
         /* the figures as data (ERT's roofline.json), then the chart */
         int crc = cd ? report_roofline_json(f, cd, e) : RB_OK;
         if (!crc)
-            crc = cd && rd
-                      ? report_roofline_chart(f, cd, rd, od, nd, chart_why,
-                                              cwlen, e)
-                      : (snprintf(chart_why, cwlen,
-                                  "the documents could not be read"),
-                         RB_OK);
+            crc = cd && rd ? report_roofline_chart(f, cd, rd, od, nd, chart_why,
+                                                   cwlen, e)
+                           : (snprintf(chart_why, cwlen,
+                                       "the documents could not be read"),
+                              RB_OK);
         json_decref(cd);
         json_decref(rd);
         json_decref(od);

@@ -439,22 +439,34 @@ int runfolder_publish(runfolder *f, rb_err *e)
     return rc;
 }
 
+/* Removes what a run put in dir, and dir: its files and, depth levels
+ * down, its folders (a subfolder per step, for report); a link is
+ * removed, never followed. */
+static void remove_ours(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char p[2700];
+        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (depth > 0 && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_ours(p, depth - 1);
+        else
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 void runfolder_abandon(runfolder *f)
 {
     if (f->committed || f->kept)
         return;
     if (f->tmp[0]) {
-        DIR *d = opendir(f->tmp);
-        for (struct dirent *de; d && (de = readdir(d));) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            char p[2700];
-            snprintf(p, sizeof(p), "%s/%s", f->tmp, de->d_name);
-            unlink(p);
-        }
-        if (d)
-            closedir(d);
-        rmdir(f->tmp);
+        remove_ours(f->tmp, 1);
         f->tmp[0] = '\0';
     }
     for (int i = f->nmade - 1; i >= 0; i--)
