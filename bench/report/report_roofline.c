@@ -110,6 +110,32 @@ static void placed(panel_obstacles *o, box t)
         o->b[o->nb++] = t;
 }
 
+/* Where a compute roof's label goes (right-aligned at *xl): just above
+ * its line at the right end, else just below it, else the same a decade
+ * to the left; clear of the panel's points, the labels placed so far and
+ * every other horizontal roof (lines, nl of them, its own among them). */
+static void place_compute(const panel_obstacles *obs, const double *lines,
+                          size_t nl, double g, size_t len, double *xl,
+                          double *yl)
+{
+    panel_obstacles o = *obs;
+    for (size_t i = 0; i < nl && o.ny < 31; i++)
+        if (fabs(lines[i] - g) > 1e-9 * g)
+            o.y[o.ny++] = lines[i];
+    *xl = X_HI * 0.9;
+    *yl = g * 1.08;
+    for (int c = 0; c < 4; c++) {
+        const double x = c < 2 ? X_HI * 0.9 : X_HI * 0.09;
+        const double y = c % 2 ? g / 1.08 : g * 1.08;
+        if (!covers(&o,
+                    text_box(x / pow(10.0, (double)len * CHAR_DX), y, len))) {
+            *xl = x;
+            *yl = y;
+            return;
+        }
+    }
+}
+
 /* Where GEMM's label goes: just above or below its line, rightwards from
  * x0, then against the right edge; failing that, the same with the short
  * text "GEMM value" (the legend names OpenBLAS), and failing that the
@@ -218,6 +244,22 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
             panel_obstacles obs = {.ny = 0};
             panel_points(res, dts[d], th, &obs);
             panel_levels(orders, dts[d], th, &obs);
+            /* every horizontal roof of the panel first (each vector width's
+             * peak and GEMM), so that each compute label can keep clear
+             * of the others' lines */
+            double lines[32];
+            size_t nl = 0;
+            json_array_foreach(json_object_get(ceil, "peak"), j, p)
+            {
+                if (strcmp(str(p, "dtype"), dts[d]) == 0 &&
+                    json_integer_value(json_object_get(p, "threads")) == th &&
+                    num(p, "gflops") > 0 && nl < 31)
+                    lines[nl++] = num(p, "gflops");
+            }
+            const double gemm0 =
+                num(json_object_get(team, "gemm_gflops"), dts[d]);
+            if (gemm0 > 0)
+                lines[nl++] = gemm0;
             /* each vector width's peak of this team */
             json_array_foreach(json_object_get(ceil, "peak"), j, p)
             {
@@ -229,16 +271,17 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                     continue;
                 segment(seg, "compute", dts[d], th, str(p, "variant"), X_LO, g,
                         X_HI, g);
-                if (obs.ny < 31)
-                    obs.y[obs.ny++] = g;
                 char t[96];
                 snprintf(t, sizeof(t), "%.40s %.4g", str(p, "variant"), g);
-                label(lab, "compute", dts[d], th, X_HI * 0.9, g * 1.08, t);
-                /* right-aligned at X_HI * 0.9 */
+                double xl, yl;
+                place_compute(&obs, lines, nl, g, strlen(t), &xl, &yl);
+                label(lab, "compute", dts[d], th, xl, yl, t);
+                /* right-aligned at xl */
                 placed(&obs,
-                       text_box(X_HI * 0.9 /
-                                    pow(10.0, (double)strlen(t) * CHAR_DX),
-                                g * 1.08, strlen(t)));
+                       text_box(xl / pow(10.0, (double)strlen(t) * CHAR_DX), yl,
+                                strlen(t)));
+                if (obs.ny < 31)
+                    obs.y[obs.ny++] = g;
             }
             const double gemm =
                 num(json_object_get(team, "gemm_gflops"), dts[d]);
