@@ -7,6 +7,7 @@
  * reused. With --browser: the fixture's report in headless Chromium (77
  * where it is not installed). */
 #include "cli.h"
+#include "text.h"
 
 #ifdef RB_HAVE_PNG
 #include <png.h>
@@ -27,6 +28,30 @@ static const bad_case bad[] = {
     {{"all", "--ceilings", "/etc/hostname"}, "--ceilings '/etc/hostname'"},
     {{"all", "extra"}, "unexpected argument 'extra'"},
 };
+
+/* Writes len bytes of text to path (a test's own file). */
+static void write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+}
+
+static void write_text(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+}
+
+/* Copies the text file from to path. */
+static void copy_text(const char *from, const char *path)
+{
+    static char buf[4 << 20];
+    slurp(from, buf, sizeof(buf));
+    write_text(path, buf);
+}
 
 /* Headless Chromium, if installed: its path, or NULL. */
 static const char *chromium(void)
@@ -130,8 +155,11 @@ static int browser_check(const char *page, size_t svgs)
     if (!end)
         return 1;
     FILE *f = fopen(probed, "w");
-    fprintf(f, "%.*s%s%s", (int)(end - html), html, probe, end);
-    fclose(f);
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "%.*s%s%s", (int)(end - html), html, probe, end);
+        fclose(f);
+    }
     chromium_run(chrome, probed, "--dump-dom", out, err);
     slurp(out, dom, sizeof(dom));
     slurp(err, log, sizeof(log));
@@ -173,14 +201,10 @@ static int browser_check(const char *page, size_t svgs)
     const char *keep = getenv("ROOFBENCH_TEST_SCREENSHOT");
     if (keep && exists(shot)) {
         size_t len = 0;
-        FILE *in = fopen(shot, "rb"), *o = fopen(keep, "wb");
-        static char buf[1 << 16];
-        while (in && o && (len = fread(buf, 1, sizeof(buf), in)) > 0)
-            fwrite(buf, 1, len, o);
-        if (in)
-            fclose(in);
-        if (o)
-            fclose(o);
+        char *png = text_read_file_n(shot, &len);
+        if (png)
+            write_file(keep, png, len);
+        free(png);
         printf("test_all: screenshot kept as %s\n", keep);
     }
     return 1;
@@ -192,7 +216,6 @@ static int browser_check(const char *page, size_t svgs)
 static void fixture_report(char *fxrep, size_t len, result *r)
 {
     char fxdir[600], path[800];
-    static char again[4 << 20];
     snprintf(fxdir, sizeof(fxdir), "%s/fixture-job", workdir);
     snprintf(fxrep, len, "%s/fixture-rep", workdir);
     mkdir(fxdir, 0755);
@@ -205,20 +228,15 @@ static void fixture_report(char *fxrep, size_t len, result *r)
         char from[700];
         snprintf(from, sizeof(from), "%s/%s", ROOFBENCH_FIXTURES,
                  fxfiles[i][0]);
-        slurp(from, again, sizeof(again));
         snprintf(path, sizeof(path), "%s/%s", fxdir, fxfiles[i][1]);
-        FILE *o = fopen(path, "w");
-        fputs(again, o);
-        fclose(o);
+        copy_text(from, path);
     }
     snprintf(path, sizeof(path), "%s/steps.json", fxdir);
-    FILE *so = fopen(path, "w");
-    fputs("{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
-          "\"date\": \"2026-12-01T00:00:00Z\", \"status\": \"complete\", "
-          "\"steps\": [{\"name\": \"run\", \"status\": \"ok\", "
-          "\"exit\": 0, \"seconds\": 30, \"note\": \"run/\"}]}",
-          so);
-    fclose(so);
+    write_text(path,
+               "{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
+               "\"date\": \"2026-12-01T00:00:00Z\", \"status\": \"complete\", "
+               "\"steps\": [{\"name\": \"run\", \"status\": \"ok\", "
+               "\"exit\": 0, \"seconds\": 30, \"note\": \"run/\"}]}");
     const char *fxargs[] = {"report", fxdir, "--out", fxrep, NULL};
     run(workdir, fxargs, r);
 }
@@ -489,19 +507,13 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/orders", out);
     mkdir(path, 0755);
     snprintf(fx, sizeof(fx), "%s/orders-levels.json", ROOFBENCH_FIXTURES);
-    slurp(fx, again, sizeof(again));
     snprintf(path, sizeof(path), "%s/orders/orders.json", out);
-    FILE *fo = fopen(path, "w");
-    fputs(again, fo);
-    fclose(fo);
+    copy_text(fx, path);
     snprintf(path, sizeof(path), "%s/network", out);
     mkdir(path, 0755);
     snprintf(path, sizeof(path), "%s/network/network.json", out);
-    fo = fopen(path, "w");
-    fputs("{\"schema\": \"roofbench.network\", \"link\": "
-          "{\"bandwidth_Bps\": 4e9}}",
-          fo);
-    fclose(fo);
+    write_text(path, "{\"schema\": \"roofbench.network\", \"link\": "
+                     "{\"bandwidth_Bps\": 4e9}}");
     snprintf(rep2, sizeof(rep2), "%s/rep2", workdir);
     const char *r2args[] = {"report", out, "--out", rep2, NULL};
     run(workdir, r2args, &r);
@@ -532,38 +544,30 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(r.err, "steps.json: missing");
     CHECK_INT(count_lines(r.err), 1);
     snprintf(bad2, sizeof(bad2), "%s/steps.json", bad1);
-    FILE *bf = fopen(bad2, "w");
-    fprintf(bf, "{\"schema\": \"roofbench.results\", \"schema_version\": 1}");
-    fclose(bf);
+    write_text(bad2,
+               "{\"schema\": \"roofbench.results\", \"schema_version\": 1}");
     run(workdir, b1, &r); /* another schema */
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "not roofbench.all");
     CHECK_INT(count_lines(r.err), 1);
     /* a whole steps.json, its run document cut short */
     snprintf(path, sizeof(path), "%s/steps.json", out);
-    static char text[1 << 20];
-    slurp(path, text, sizeof(text));
-    bf = fopen(bad2, "w");
-    fputs(text, bf);
-    fclose(bf);
+    copy_text(path, bad2);
     static const char *const top[] = {"info.json", "model.json",
                                       "ceilings.json"};
     for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/%s", out, top[i]);
-        slurp(path, text, sizeof(text));
+        char from[800];
+        snprintf(from, sizeof(from), "%s/%s", out, top[i]);
         snprintf(path, sizeof(path), "%s/%s", bad1, top[i]);
-        bf = fopen(path, "w");
-        fputs(text, bf);
-        fclose(bf);
+        copy_text(from, path);
     }
     snprintf(path, sizeof(path), "%s/run", bad1);
     mkdir(path, 0755);
     snprintf(path, sizeof(path), "%s/run/results.json", out);
+    static char text[1 << 20];
     slurp(path, text, sizeof(text));
     snprintf(path, sizeof(path), "%s/run/results.json", bad1);
-    bf = fopen(path, "w");
-    fwrite(text, 1, strlen(text) / 2, bf);
-    fclose(bf);
+    write_file(path, text, strlen(text) / 2);
     run(workdir, b1, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "run/results.json: not a whole JSON document");
@@ -580,9 +584,8 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(r.err, "run/results.json: not a regular file");
     CHECK_INT(count_lines(r.err), 1);
     unlink(path);
-    bf = fopen(path, "w");
-    fputs("{\"schema\": \"roofbench.sweep\", \"schema_version\": 1}", bf);
-    fclose(bf);
+    write_text(path,
+               "{\"schema\": \"roofbench.sweep\", \"schema_version\": 1}");
     run(workdir, b1, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "schema 'roofbench.sweep', not roofbench.run");

@@ -139,7 +139,7 @@ int text_is_name(const char *s, size_t maxlen, const char *extra)
     return 1;
 }
 
-char *text_read_file(const char *path)
+char *text_read_file_n(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -149,7 +149,20 @@ char *text_read_file(const char *path)
     size_t n;
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
         sb_putn(&b, chunk, n);
+    const int bad = ferror(f) || b.failed;
     fclose(f);
+    const size_t got = b.len;
     char *t = sb_take(&b);
+    if (bad) {
+        free(t);
+        return NULL;
+    }
+    if (len)
+        *len = t ? got : 0;
     return t ? t : strdup("");
+}
+
+char *text_read_file(const char *path)
+{
+    return text_read_file_n(path, NULL);
 }

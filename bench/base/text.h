@@ -25,8 +25,10 @@ void sb_free(strbuf *b);
 void text_escape(const char *in, char *out, size_t len);
 
 /* A whole file, NUL-terminated (malloc'd), or NULL when it cannot be
- * read. */
+ * read; text_read_file_n also gives its length in *len (a file may hold
+ * NUL bytes). */
 char *text_read_file(const char *path);
+char *text_read_file_n(const char *path, size_t *len);
 
 /* Whether s is a short name of letters, digits and the characters in
  * extra: what may appear in file names and charts. */

@@ -59,28 +59,26 @@ enum { MAX_STEPS = 16 };
 
 /* The steps whose subfolder holds a chart, and how it is drawn. */
 static const struct {
-    const char *step, *script_name;
+    const char *step, *script_name, *script;
     const char *outputs[3];
 } step_charts[] = {
-    {"ceilings", "plot-bandwidth.gp", {"bandwidth.png", "bandwidth.svg", NULL}},
-    {"orders", "plot-orders.gp", {"orders-*.png", "orders-*.svg", NULL}},
-    {"sweep", "plot-sweep.gp", {"sweep.png", "sweep.svg", NULL}},
-    {"network", "plot-network.gp", {"network.png", "network.svg", NULL}},
+    {"ceilings",
+     "plot-bandwidth.gp",
+     rb_plot_bandwidth_gp,
+     {"bandwidth.png", "bandwidth.svg", NULL}},
+    {"orders",
+     "plot-orders.gp",
+     rb_plot_orders_gp,
+     {"orders-*.png", "orders-*.svg", NULL}},
+    {"sweep",
+     "plot-sweep.gp",
+     rb_plot_sweep_gp,
+     {"sweep.png", "sweep.svg", NULL}},
+    {"network",
+     "plot-network.gp",
+     rb_plot_network_gp,
+     {"network.png", "network.svg", NULL}},
 };
-
-static const char *chart_script(size_t i)
-{
-    switch (i) {
-    case 0:
-        return rb_plot_bandwidth_gp;
-    case 1:
-        return rb_plot_orders_gp;
-    case 2:
-        return rb_plot_sweep_gp;
-    default:
-        return rb_plot_network_gp;
-    }
-}
 
 /* The folder's path as printed. */
 static void shown(const char *path, char *buf, size_t len)
@@ -242,26 +240,14 @@ static int copy_file(runfolder *f, const char *from, const char *name,
 {
     if (own_file(from, e))
         return RB_EINPUT;
-    char *data = NULL;
     size_t len = 0;
-    FILE *in = fopen(from, "rb");
-    FILE *mem = open_memstream(&data, &len);
-    char buf[1 << 16];
-    size_t n;
-    while (in && mem && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-        fwrite(buf, 1, n, mem);
-    const int bad = !in || ferror(in);
-    if (in)
-        fclose(in);
-    if (mem)
-        fclose(mem);
-    if (bad) {
-        free(data);
+    char *data = text_read_file_n(from, &len);
+    if (!data) {
         char sh[4 * 4400];
         shown(from, sh, sizeof(sh));
         return rb_fail(e, RB_EINPUT, "%s: cannot be read", sh);
     }
-    const int rc = runfolder_write(f, name, data ? data : "", len, e);
+    const int rc = runfolder_write(f, name, data, len, e);
     free(data);
     return rc;
 }
@@ -304,7 +290,7 @@ static int redraw_step(runfolder *f, const char *run, size_t c, char *why,
         return rc;
     int made = 0;
     rb_err pe;
-    if (plot_run(&sub, step_charts[c].script_name, chart_script(c),
+    if (plot_run(&sub, step_charts[c].script_name, step_charts[c].script,
                  step_charts[c].outputs, &made, why, whylen, &pe) != RB_OK)
         snprintf(why, whylen, "%.400s", pe.msg);
     else if (made)

@@ -185,43 +185,86 @@ static void panel_points(const json_t *res, const char *dt, long long th,
     }
 }
 
-/* The hierarchical roofline's points of one panel (see levels()), and
- * points along each form's line, so that no label covers them. */
-static void panel_levels(const json_t *orders, const char *dt, long long th,
-                         panel_obstacles *o)
+/* One form of the orders document on the hierarchical roofline: the
+ * intensity of its traffic into L1, into the last level and from memory
+ * (FLOPs over the bytes filled into L1, into the last level, and the
+ * compulsory bytes), cachegrind's where it simulated the form, else the
+ * model's, at its measured rate. */
+typedef struct {
+    const char *dtype, *kernel, *source;
+    long long threads;
+    double x[3], gflops;
+} form_levels;
+
+/* Calls each(ctx, form) for every form of the orders document that has
+ * its traffic per level and a rate; the count. */
+static size_t each_form(const json_t *orders,
+                        void (*each)(void *ctx, const form_levels *fl),
+                        void *ctx)
 {
     const json_t *jt = json_object_get(orders, "threads");
-    if (!orders || (json_is_integer(jt) ? json_integer_value(jt) : 1) != th)
-        return;
-    size_t i, j;
+    const long long th = json_is_integer(jt) ? json_integer_value(jt) : 1;
+    size_t i, j, n = 0;
     json_t *z, *f;
     json_array_foreach(json_object_get(orders, "sizes"), i, z)
     {
-        if (strcmp(str(z, "dtype"), dt) != 0)
-            continue;
         const double flops = num(z, "flops");
+        const char *dt = str(z, "dtype");
+        const double el = strcmp(dt, "f32") == 0 ? 4.0 : 8.0;
+        const double np = num(z, "n"), pp = num(z, "p"), mp = num(z, "m");
+        const double compulsory = el * (np * pp + pp * mp + np * mp);
         json_array_foreach(json_object_get(z, "forms"), j, f)
         {
             const double g = num(f, "gflops");
             const json_t *sim = json_object_get(f, "cachegrind");
             const json_t *src =
                 num(sim, "l1_bytes") > 0 ? sim : json_object_get(f, "model");
-            const double l1 = num(src, "l1_bytes");
-            const double el = strcmp(dt, "f32") == 0 ? 4.0 : 8.0;
-            const double mem =
-                el * (num(z, "n") * num(z, "p") + num(z, "p") * num(z, "m") +
-                      num(z, "n") * num(z, "m"));
-            if (!(g > 0) || !(flops > 0) || !(l1 > 0) || !(mem > 0))
+            const double l1 = num(src, "l1_bytes"), ll = num(src, "ll_bytes");
+            if (!(g > 0) || !(flops > 0) || !(l1 > 0) || !(ll > 0) ||
+                !(compulsory > 0))
                 continue;
-            /* from its L1 point to its memory point, every 0.1 decade */
-            for (double lx = log10(flops / l1); lx <= log10(flops / mem) + 0.05;
-                 lx += 0.1)
-                if (o->np < 512) {
-                    o->px[o->np] = pow(10.0, lx);
-                    o->py[o->np++] = g;
-                }
+            const form_levels fl = {
+                dt,
+                str(f, "kernel"),
+                src == sim ? "cachegrind" : "model",
+                th,
+                {flops / l1, flops / ll, flops / compulsory},
+                g};
+            each(ctx, &fl);
+            n++;
         }
     }
+    return n;
+}
+
+typedef struct {
+    const char *dt;
+    long long th;
+    panel_obstacles *o;
+} panel_ctx;
+
+/* A form of the panel as obstacles: points along its line, from its L1
+ * point to its memory point, every 0.1 decade. */
+static void form_obstacle(void *ctx, const form_levels *fl)
+{
+    const panel_ctx *p = ctx;
+    if (strcmp(fl->dtype, p->dt) != 0 || fl->threads != p->th)
+        return;
+    for (double lx = log10(fl->x[0]); lx <= log10(fl->x[2]) + 0.05; lx += 0.1)
+        if (p->o->np < 512) {
+            p->o->px[p->o->np] = pow(10.0, lx);
+            p->o->py[p->o->np++] = fl->gflops;
+        }
+}
+
+/* The hierarchical roofline's points of one panel, so that no label
+ * covers them. */
+static void panel_levels(const json_t *orders, const char *dt, long long th,
+                         panel_obstacles *o)
+{
+    panel_ctx p = {dt, th, o};
+    if (orders)
+        each_form(orders, form_obstacle, &p);
 }
 
 /* The roofs of each team of the ceilings document, each labelled where it
@@ -379,53 +422,29 @@ static size_t points(const json_t *res, csv *c)
     return n;
 }
 
-/* The hierarchical roofline of the orders document: each form at the
- * intensity of each level's traffic (FLOPs over the bytes filled into L1,
- * into the last level, and the compulsory bytes from memory) and its
- * measured rate, from cachegrind where it simulated the form, else from
- * the model. The form's points, joined, show where its traffic is made. */
+/* A form's three points, one row each, in roofline-levels.csv. */
+static void form_rows(void *ctx, const form_levels *fl)
+{
+    csv *c = ctx;
+    static const char *const lv[3] = {"L1", "LL", "memory"};
+    for (int k = 0; k < 3; k++) {
+        csv_str(c, fl->dtype);
+        csv_int(c, (unsigned long long)fl->threads);
+        csv_str(c, fl->kernel);
+        csv_str(c, lv[k]);
+        csv_int(c, (unsigned long long)k);
+        csv_num(c, "%.6g", fl->x[k]);
+        csv_num(c, "%.6g", fl->gflops);
+        csv_str(c, fl->source);
+        csv_end(c);
+    }
+}
+
+/* The hierarchical roofline of the orders document (see form_levels):
+ * the form's points, joined, show where its traffic is made. */
 static size_t levels(const json_t *orders, csv *c)
 {
-    const long long th =
-        json_is_integer(json_object_get(orders, "threads"))
-            ? json_integer_value(json_object_get(orders, "threads"))
-            : 1;
-    size_t i, j, n = 0;
-    json_t *z, *f;
-    json_array_foreach(json_object_get(orders, "sizes"), i, z)
-    {
-        const double flops = num(z, "flops");
-        const char *dt = str(z, "dtype");
-        const double el = strcmp(dt, "f32") == 0 ? 4.0 : 8.0;
-        const double np = num(z, "n"), pp = num(z, "p"), mp = num(z, "m");
-        const double compulsory = el * (np * pp + pp * mp + np * mp);
-        json_array_foreach(json_object_get(z, "forms"), j, f)
-        {
-            const double g = num(f, "gflops");
-            const json_t *sim = json_object_get(f, "cachegrind");
-            const json_t *src =
-                num(sim, "l1_bytes") > 0 ? sim : json_object_get(f, "model");
-            const double l1 = num(src, "l1_bytes"), ll = num(src, "ll_bytes");
-            if (!(g > 0) || !(flops > 0) || !(l1 > 0) || !(ll > 0) ||
-                !(compulsory > 0))
-                continue;
-            const double x[3] = {flops / l1, flops / ll, flops / compulsory};
-            static const char *const lv[3] = {"L1", "LL", "memory"};
-            for (int k = 0; k < 3; k++) {
-                csv_str(c, dt);
-                csv_int(c, (unsigned long long)th);
-                csv_str(c, str(f, "kernel"));
-                csv_str(c, lv[k]);
-                csv_int(c, (unsigned long long)k);
-                csv_num(c, "%.6g", x[k]);
-                csv_num(c, "%.6g", g);
-                csv_str(c, src == sim ? "cachegrind" : "model");
-                csv_end(c);
-            }
-            n++;
-        }
-    }
-    return n;
+    return each_form(orders, form_rows, c);
 }
 
 /* The network roof of the network document on the 1-thread panels (each
