@@ -40,6 +40,8 @@ extern const size_t rb_npeak_variants;
  * (n a multiple of RB_STREAM_BLOCK, 8 bytes an element):
  *   read:  adds the 64-bit integers a[i] into sums[], RB_STREAM_SUMS
  *          running sums that the caller zeroes and adds up; 8 bytes read
+ *   read2, read4: the same over two or four arrays a[0..S-1] at once,
+ *          one load from each in turn; 8 bytes read per element of each
  *   write: a[i] = v;                    8 bytes written
  *   copy:  a[i] = b[i];                 8 read, 8 written
  *   triad: a[i] = b[i] + s * c[i];      16 read, 8 written (STREAM's)
@@ -54,6 +56,10 @@ typedef struct {
     unsigned bits;      /* 128, 256 or 512                                */
     unsigned needs;
     void (*read)(const uint64_t *a, size_t n, uint64_t reps, uint64_t *sums);
+    void (*read2)(const uint64_t *const *a, size_t n, uint64_t reps,
+                  uint64_t *sums);
+    void (*read4)(const uint64_t *const *a, size_t n, uint64_t reps,
+                  uint64_t *sums);
     void (*write)(double *a, size_t n, uint64_t reps, double v);
     void (*copy)(double *restrict a, const double *restrict b, size_t n,
                  uint64_t reps);

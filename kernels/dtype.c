@@ -32,3 +32,8 @@ int rb_dtype_parse(const char *s, rb_dtype *dt)
     }
     return -1;
 }
+
+const char *rb_access_name(rb_access a)
+{
+    return a == RB_ACCESS_READ ? "read" : "mixed";
+}

@@ -78,6 +78,16 @@ typedef int (*rb_counts_fn)(rb_shape s, size_t elsize, rb_counts *out);
 typedef void (*rb_ref_fn)(rb_shape s, const double *a, const double *b,
                           size_t r0, size_t r1, double *val, double *absval);
 
+/* What a kernel does to memory, and so which bandwidth roofs may bound it
+ * (the registry says, per kernel): it only reads (dot, matvec: a scalar or
+ * a vector out against a vector or a matrix in), or it also writes a share
+ * of its traffic (matmul and batched write C), where copy and triad can
+ * beat a pure read stream (loads and stores use different ports). */
+typedef enum { RB_ACCESS_READ = 0, RB_ACCESS_MIXED = 1, RB_NACCESS } rb_access;
+
+/* "read" or "mixed". */
+const char *rb_access_name(rb_access a);
+
 /* Who spreads a call over threads: the harness (by output rows, or by P for
  * dot), the library inside the call (OpenBLAS with its own threads), or
  * the kernel itself over a team the harness hands it (rb_team). */
@@ -103,6 +113,7 @@ typedef struct {
     rb_ref_fn reference;     /* what the output is checked against         */
     int output_read;         /* 1 if the kernel reads its output before
                                 writing it (C += AB); 0: overwritten       */
+    rb_access access;        /* the roofs that bound it                    */
     rb_workspace_fn workspace; /* team kernels; NULL for the others        */
 } rb_kernel;
 

@@ -1,6 +1,7 @@
 # Bandwidth (best sample) against working-set size, one line per kernel and
-# thread count, with the memory levels found in each read curve drawn as
-# bars at their plateau bandwidth. roofbench ceilings writes this script
+# thread count, with the levels of the read roof (the best of read, read2
+# and read4 at each level) drawn as bars at their bandwidth, each labelled
+# with the kernel that set it. roofbench ceilings writes this script
 # beside bandwidth.csv and levels.csv in its run folder and runs it there,
 # with no argument: everything it needs is in those files.
 #   gnuplot plot-bandwidth.gp
@@ -22,8 +23,8 @@ plot "bandwidth.csv" skip 1 using \
        (threads = add_word(threads, sprintf("%d", $2)), \
         present = add_word(present, strcol(1)), 1):(1) with points
 plot "levels.csv" skip 1 using \
-       (levels = strcol(1) eq "read" ? add_word(levels, sprintf("%d", $2)) \
-                                     : levels, 1):(1) with points
+       (levels = strcol(1) eq "roof-read" ? add_word(levels, sprintf("%d", $2)) \
+                                          : levels, 1):(1) with points
 unset table
 set autoscale xy
 set logscale x 2
@@ -37,7 +38,7 @@ set title "Measured bandwidth by working-set size"
 
 # the kernels measured, in their usual order: no key entry without a curve
 kernels = ""
-do for [k in "read write copy triad schoenauer"] {
+do for [k in "read read2 read4 write copy triad schoenauer"] {
   if (strstrt(" " . present . " ", " " . k . " ")) { kernels = add_word(kernels, k) }
 }
 do for [fmt in "png svg"] {
@@ -45,16 +46,16 @@ do for [fmt in "png svg"] {
   else { set terminal svg size 1400,800 dynamic noenhanced }
   set output "bandwidth." . fmt
   # gnuplot 5.4 dies on a labels plot with no point: levels only where
-  # the read curve has them
+  # the read roof has them
   plot for [k in kernels] for [t in threads] "bandwidth.csv" \
          using (strcol(1) eq k && $2 == t ? $3 : NaN):5 skip 1 \
          with linespoints pointsize 0.6 title sprintf("%s, %s thread%s", k, t, t eq "1" ? "" : "s"), \
        for [t in levels] "levels.csv" \
-         using (strcol(1) eq "read" && $2 == t ? $5 : NaN):4:($6 - $5):(0) skip 1 \
+         using (strcol(1) eq "roof-read" && $2 == t ? $5 : NaN):4:($6 - $5):(0) skip 1 \
          with vectors nohead linewidth 5 linecolor rgb "#80404040" notitle, \
        for [t in levels] "levels.csv" \
-         using (strcol(1) eq "read" && $2 == t ? sqrt($5 * $6) : NaN):($4 * 1.12): \
-               (sprintf("%s %.0f GB/s", strcol(3), $4)) skip 1 \
+         using (strcol(1) eq "roof-read" && $2 == t ? sqrt($5 * $6) : NaN):($4 * 1.12): \
+               (sprintf("%s %.0f GB/s (%s)", strcol(3), $4, strcol(8))) skip 1 \
          with labels font ",9" notitle
   unset output
 }

@@ -46,6 +46,14 @@ static void path_in(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/%s", workdir, name);
 }
 
+/* The levels of the first team's read roof in a ceilings document. */
+static inline json_t *read_levels(json_t *doc)
+{
+    json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
+    return json_object_get(json_array_get(json_object_get(team, "roofs"), 0),
+                           "levels");
+}
+
 /* The two recorded ceilings documents the probes pass as --ceilings, as
  * if measured here, written into scratch (made here; outside workdir,
  * which must stay empty after refused commands): fx1 the quick one-thread
@@ -60,8 +68,8 @@ static int probe_fixtures(char *scratch, char *fx1, char *fx2, size_t len,
     }
     snprintf(fx1, len, "%s/quick-1t.json", scratch);
     snprintf(fx2, len, "%s/run-1t-2t.json", scratch);
-    if (fixture_here("ceilings-zen5-quick-1t.json", fx1, NULL) ||
-        fixture_here("ceilings-zen5-run-roofline.json", fx2, NULL)) {
+    if (fixture_here("ceilings-xeon-emr-quick-1t.json", fx1, NULL) ||
+        fixture_here("ceilings-xeon-emr-run-roofline.json", fx2, NULL)) {
         fprintf(stderr, "%s: cannot prepare the fixtures\n", name);
         return 1;
     }

@@ -347,6 +347,28 @@ static void test_kernels_closed_form(void)
         for (int k = 0; k < RB_STREAM_SUMS; k++)
             total += sums[k];
         CHECK_U64(total, want);
+        /* read2 and read4 over distinct arrays: every element of each,
+         * added reps times (a stream skipped or read twice shows) */
+        uint64_t s0[N], s1[N], s2[N], s3[N], w2 = 0, w4 = 0;
+        for (int k = 0; k < N; k++) {
+            s0[k] = (uint64_t)k + 1;
+            s1[k] = (uint64_t)k * 1000 + 7;
+            s2[k] = (uint64_t)k * 1000000 + 11;
+            s3[k] = (uint64_t)k * 1000000000 + 13;
+            w2 += 2 * (s0[k] + s1[k]);
+            w4 += 3 * (s0[k] + s1[k] + s2[k] + s3[k]);
+        }
+        const uint64_t *streams[4] = {s0, s1, s2, s3};
+        uint64_t sums2[RB_STREAM_SUMS] = {0}, sums4[RB_STREAM_SUMS] = {0};
+        uint64_t t2 = 0, t4 = 0;
+        v->read2(streams, N, 2, sums2);
+        v->read4(streams, N, 3, sums4);
+        for (int k = 0; k < RB_STREAM_SUMS; k++) {
+            t2 += sums2[k];
+            t4 += sums4[k];
+        }
+        CHECK_U64(t2, w2);
+        CHECK_U64(t4, w4);
         v->write(a, N, 2, 1.5);
         int ok = 1;
         for (int k = 0; k < N; k++)

@@ -359,7 +359,18 @@ static void test_ceilings(void)
     CHECK_INT(json_array_size(json_object_get(doc, "bandwidth")), 2);
     CHECK_INT(json_array_size(json_object_get(doc, "gemm")), 2);
     json_t *roof = json_array_get(json_object_get(doc, "roofline"), 0);
-    CHECK(json_array_size(json_object_get(roof, "levels")) >= 1);
+    /* read and triad swept: a read roof of read alone, a mixed roof */
+    json_t *roofs = json_object_get(roof, "roofs");
+    CHECK_INT(json_array_size(roofs), 2);
+    json_t *rd = json_array_get(roofs, 0), *mx = json_array_get(roofs, 1);
+    CHECK_STR_HAS(jstr(rd, "mix", NULL), "read");
+    CHECK_STR_HAS(jstr(mx, "mix", NULL), "mixed");
+    CHECK_INT(json_array_size(json_object_get(rd, "kernels")), 1);
+    CHECK_INT(json_array_size(json_object_get(mx, "kernels")), 2);
+    CHECK(json_array_size(json_object_get(rd, "levels")) >= 1);
+    json_t *lv0 = json_array_get(json_object_get(rd, "levels"), 0);
+    CHECK_STR_HAS(jstr(lv0, "kernel", NULL), "read");
+    CHECK(json_number_value(json_object_get(lv0, "spread")) >= 0.0);
     size_t i;
     json_t *pk;
     json_array_foreach(json_object_get(doc, "peak"), i, pk)
@@ -377,7 +388,8 @@ static void test_ceilings(void)
 
     /* Doctored copies: another version, another host, another schema. */
     static const char *const edits[][3] = {
-        {"schema_version", "2", "schema version 2"},
+        {"schema_version", "1", "schema version 1, this roofbench reads "
+                                "version 2"},
         {"host", "\"elsewhere\"", "measured on host 'elsewhere'"},
         {"schema", "\"roofbench.run\"", "not a roofbench ceilings file"}};
     for (int k = 0; k < 3 && doc; k++) {
@@ -418,10 +430,12 @@ static void test_model(void)
     /* the same measurement with a DRAM plateau of 25 GB/s added */
     json_t *doc = load_json(ceilfile);
     json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
-    json_array_append_new(json_object_get(team, "levels"),
-                          json_pack("{s:s, s:f, s:f, s:f}", "name", "DRAM",
-                                    "gbs", 25.0, "starts_bytes", 1e9,
-                                    "ends_bytes", 2e9));
+    json_array_append_new(
+        json_object_get(json_array_get(json_object_get(team, "roofs"), 0),
+                        "levels"),
+        json_pack("{s:s, s:f, s:f, s:s, s:f, s:f}", "name", "DRAM", "gbs", 25.0,
+                  "spread", 0.0, "kernel", "read", "starts_bytes", 1e9,
+                  "ends_bytes", 2e9));
     const double f64 = json_number_value(json_object_get(
         json_object_get(team, "peak_gflops"), "f64"));
     char host[700];

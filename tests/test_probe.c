@@ -31,10 +31,7 @@ static const char *evil_name = "';system\"id>p\"#";
 
 static void edit_evil(json_t *doc)
 {
-    json_t *lv = json_array_get(
-        json_object_get(json_array_get(json_object_get(doc, "roofline"), 0),
-                        "levels"),
-        0);
+    json_t *lv = json_array_get(read_levels(doc), 0);
     json_object_set_new(lv, "name", json_string(evil_name));
 }
 
@@ -43,7 +40,8 @@ static void defect_injection(void)
     begin("1: shell command injection through a level name");
     char evil[700], out[700], p[800];
     path_in(evil, sizeof(evil), "evil.json");
-    CHECK_INT(fixture_here("ceilings-zen5-quick-1t.json", evil, edit_evil), 0);
+    CHECK_INT(fixture_here("ceilings-xeon-emr-quick-1t.json", evil, edit_evil),
+              0);
     path_in(out, sizeof(out), "X");
     const char *args[] = {
         "orders",  "--n",   "32",        "--kernel", "matmul_naive",
@@ -69,8 +67,7 @@ static int edit_level;
 
 static void edit_level_gbs(json_t *doc)
 {
-    json_t *levels = json_object_get(
-        json_array_get(json_object_get(doc, "roofline"), 0), "levels");
+    json_t *levels = read_levels(doc);
     json_object_set_new(json_array_get(levels, (size_t)edit_level), "gbs",
                         json_real(edit_gbs));
 }
@@ -82,9 +79,9 @@ static void defect_nonfinite(void)
     path_in(bad, sizeof(bad), "tiny.json");
     edit_gbs = 4.9e-324;
     edit_level = 0;
-    CHECK_INT(
-        fixture_here("ceilings-zen5-run-roofline.json", bad, edit_level_gbs),
-        0);
+    CHECK_INT(fixture_here("ceilings-xeon-emr-run-roofline.json", bad,
+                           edit_level_gbs),
+              0);
     path_in(out, sizeof(out), "R");
     const char *args[13];
     dot_args(args, "1", bad, out);
@@ -97,8 +94,9 @@ static void defect_nonfinite(void)
     /* DRAM at 1e308 GB/s: the host profile would overflow */
     edit_gbs = 1e308;
     edit_level = 3;
-    CHECK_INT(fixture_here("ceilings-zen5-quick-1t.json", bad, edit_level_gbs),
-              0);
+    CHECK_INT(
+        fixture_here("ceilings-xeon-emr-quick-1t.json", bad, edit_level_gbs),
+        0);
     const char *model[] = {"model", "bp,pm->bm", "b=1",  "p=64",
                            "m=64",  "--profile", "host", "--ceilings",
                            bad,     "--json",    NULL};
@@ -475,9 +473,8 @@ static void defect_nul(void)
 /* 12e: a name with a comma reaches no CSV unquoted */
 static void edit_comma(json_t *doc)
 {
-    json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
-    json_object_set_new(json_array_get(json_object_get(team, "levels"), 0),
-                        "name", json_string("L,1\"x"));
+    json_object_set_new(json_array_get(read_levels(doc), 0), "name",
+                        json_string("L,1\"x"));
 }
 
 static void defect_csv(void)
@@ -485,8 +482,9 @@ static void defect_csv(void)
     begin("12e: CSV fields with commas and quotes");
     char bad[700], out[700], csv[800];
     path_in(bad, sizeof(bad), "comma.json");
-    CHECK_INT(fixture_here("ceilings-zen5-run-roofline.json", bad, edit_comma),
-              0);
+    CHECK_INT(
+        fixture_here("ceilings-xeon-emr-run-roofline.json", bad, edit_comma),
+        0);
     path_in(out, sizeof(out), "C");
     const char *args[] = {"run",     "--quick", "--kernel",   "matvec",
                           "--dtype", "f32",     "--threads",  "1",

@@ -272,7 +272,8 @@ static void defect_files(void)
     begin("8: a key given twice in a ceilings file");
     char twice[700], text[300000];
     path_in(twice, sizeof(twice), "twice.json");
-    CHECK_INT(fixture_here("ceilings-zen5-run-roofline.json", twice, NULL), 0);
+    CHECK_INT(fixture_here("ceilings-xeon-emr-run-roofline.json", twice, NULL),
+              0);
     slurp(twice, text, sizeof(text));
     char *at = strstr(text, "\"status\":");
     CHECK(at != NULL);
@@ -297,7 +298,8 @@ static void defect_files(void)
     char nohost[700];
     path_in(nohost, sizeof(nohost), "nohost.json");
     CHECK_INT(
-        fixture_here("ceilings-zen5-run-roofline.json", nohost, drop_host), 0);
+        fixture_here("ceilings-xeon-emr-run-roofline.json", nohost, drop_host),
+        0);
     args[9] = nohost;
     run(workdir, args, &r);
     CHECK_INT(r.status, 2);

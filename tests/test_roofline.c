@@ -7,32 +7,46 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ceilings.h"
 #include "check.h"
 #include "plateau.h"
 #include "roofline.h"
 
 #define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel)*fabs(b))
 
-/* One thread: peak f32 100, f64 50 GFLOP/s; L1 200 GB/s from 4 KiB to
- * 32 KiB, L2 100 GB/s from 64 KiB to 1 MB, DRAM 20 GB/s from 100 MB to
- * 1 GB; the read curve through (1e6, 100) and (1e8, 20). */
+/* One thread: peak f32 100, f64 50 GFLOP/s (spread 1%); read roof L1
+ * 200 GB/s from 4 KiB to 32 KiB, L2 100 GB/s from 64 KiB to 1 MB, DRAM
+ * 20 GB/s from 100 MB to 1 GB (spreads 2%, 5%, 10%), the envelope through
+ * (1e6, 100) and (1e8, 20); a mixed roof with L1 at 300 GB/s (triad) and
+ * the rest as the read roof's. */
+static json_t *levels_json(double l1, const char *l1kernel)
+{
+    return json_pack(
+        "[{s:s, s:f, s:f, s:s, s:f, s:f}, {s:s, s:f, s:f, s:s, s:f, s:f}, "
+        "{s:s, s:f, s:f, s:s, s:f, s:f}]",
+        "name", "L1", "gbs", l1, "spread", 0.02, "kernel", l1kernel,
+        "starts_bytes", 4096.0, "ends_bytes", 32768.0, "name", "L2", "gbs",
+        100.0, "spread", 0.05, "kernel", "read2", "starts_bytes", 65536.0,
+        "ends_bytes", 1e6, "name", "DRAM", "gbs", 20.0, "spread", 0.10,
+        "kernel", "read4", "starts_bytes", 1e8, "ends_bytes", 1e9);
+}
+
 static json_t *hand_doc(void)
 {
-    json_t *levels = json_pack(
-        "[{s:s, s:f, s:f, s:f}, {s:s, s:f, s:f, s:f}, {s:s, s:f, s:f, s:f}]",
-        "name", "L1", "gbs", 200.0, "starts_bytes", 4096.0, "ends_bytes",
-        32768.0, "name", "L2", "gbs", 100.0, "starts_bytes", 65536.0,
-        "ends_bytes", 1e6, "name", "DRAM", "gbs", 20.0, "starts_bytes", 1e8,
-        "ends_bytes", 1e9);
     json_t *curve = json_pack("[[f, f], [f, f], [f, f], [f, f]]", 4096.0, 200.0,
                               1e6, 100.0, 1e8, 20.0, 1e9, 20.0);
-    return json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:i, s:{s:f, s:f}, s:o, "
-                     "s:o}]}",
+    json_t *roofs = json_pack(
+        "[{s:s, s:[s, s, s], s:o, s:o}, {s:s, s:[s, s], s:o, s:[]}]", "mix",
+        "read", "kernels", "read", "read2", "read4", "levels",
+        levels_json(200.0, "read"), "curve", curve, "mix", "mixed", "kernels",
+        "read", "triad", "levels", levels_json(300.0, "triad"), "curve");
+    return json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:i, s:{s:f, s:f}, "
+                     "s:{s:f, s:f}, s:o}]}",
                      "schema", "roofbench.ceilings", "schema_version",
                      CEILINGS_SCHEMA_VERSION, "status", "complete", "context",
                      "host", "h", "roofline", "threads", 1, "peak_gflops",
-                     "f32", 100.0, "f64", 50.0, "levels", levels, "curve",
-                     curve);
+                     "f32", 100.0, "f64", 50.0, "peak_spread", "f32", 0.01,
+                     "f64", 0.01, "roofs", roofs);
 }
 
 static void test_bound(void)
@@ -45,63 +59,121 @@ static void test_bound(void)
     roof_bound b;
     char why[256];
     /* 2000 FLOPs on 16 KiB in L1: 0.1220703125 FLOP/B x 200 GB/s */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 2000, 16384, 12.20703125, &b, why,
-                             sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384,
+                             12.20703125, &b, why, sizeof(why)),
               0);
     CHECK(strcmp(b.level.name, "L1") == 0 && !b.compute_bound);
     CHECK(NEAR(b.attainable_gflops, 24.4140625, 1e-12));
     CHECK(NEAR(b.fraction, 0.5, 1e-12));
     /* far above the ridge: the peak of the dtype binds */
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, 1000000000, 8192, 25.0, &b, why,
-                             sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_READ, 1000000000, 8192,
+                             25.0, &b, why, sizeof(why)),
               0);
     CHECK(b.compute_bound && b.attainable_gflops == 100.0 &&
           NEAR(b.fraction, 0.25, 1e-12));
     /* between L2 and DRAM at 1e7 bytes: the curve halfway in log-log,
      * sqrt(100 x 20) GB/s, under both names */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 10000000, 10000000, 1.0, &b, why,
-                             sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
+                             1.0, &b, why, sizeof(why)),
               0);
     CHECK(strcmp(b.level.name, "L2>DRAM") == 0);
     CHECK(NEAR(b.level.gbs, sqrt(2000.0), 1e-12));
     CHECK(NEAR(b.attainable_gflops, sqrt(2000.0), 1e-12));
     /* below the first plateau and past the last: the first and the last */
-    CHECK_INT(
-        roofline_bound(&r, 1, RB_F64, 100, 100, 1.0, &b, why, sizeof(why)), 0);
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 100, 100, 1.0, &b,
+                             why, sizeof(why)),
+              0);
     CHECK(strcmp(b.level.name, "L1") == 0 && b.attainable_gflops == 50.0);
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 10, 100000000000ull, 0.0, &b, why,
-                             sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10, 100000000000ull,
+                             0.0, &b, why, sizeof(why)),
               0);
     CHECK(strcmp(b.level.name, "DRAM") == 0);
     CHECK(NEAR(b.attainable_gflops, 1e-10 * 20.0, 1e-12));
+    /* the mix picks the roof: a kernel that writes is held to the mixed
+     * roof, triad's 300 GB/s in L1, and the table names the kernel */
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_MIXED && b.level.gbs == 300.0);
+    CHECK(strcmp(roof_bound_roof(&b), "triad") == 0);
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
+    CHECK(strcmp(roof_bound_roof(&b), "read") == 0);
+    /* above the roof only beyond its spread: DRAM's is 10%, so 109% of
+     * 0.125 x 20 GB/s is noise and 111% is flagged */
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 125000000,
+                             1000000000, 2.5 * 1.09, &b, why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "DRAM") == 0 && b.spread == 0.10 && !b.above);
+    CHECK(strcmp(roof_bound_roof(&b), "read4") == 0);
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 125000000,
+                             1000000000, 2.5 * 1.11, &b, why, sizeof(why)),
+              0);
+    CHECK(b.above && NEAR(b.fraction, 1.11, 1e-12));
+    /* compute-bound: the peak's spread, 1% */
+    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
+                             100.5, &b, why, sizeof(why)),
+              0);
+    CHECK(b.compute_bound && !b.above && b.spread == 0.01);
+    CHECK(strcmp(roof_bound_roof(&b), "compute") == 0);
+    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
+                             102.0, &b, why, sizeof(why)),
+              0);
+    CHECK(b.above);
+    /* between two levels the larger of their spreads */
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
+                             1.0, &b, why, sizeof(why)),
+              0);
+    CHECK(b.spread == 0.10 && strcmp(roof_bound_roof(&b), "L2>DRAM") == 0);
+    /* no mixed roof measured: the read roof, and the bound says so */
+    r.teams[0].bw[RB_ACCESS_MIXED].present = 0;
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
     /* why there is no bound */
-    CHECK_INT(roofline_bound(&r, 2, RB_F64, 1, 1, 1.0, &b, why, sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 2, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
               -1);
     CHECK_STR_HAS(why, "no roofline for 2 threads (it has 1)");
     r.teams[0].peak_gflops[RB_F32] = 0.0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, 1, 1, 1.0, &b, why, sizeof(why)),
+    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
               -1);
     CHECK_STR_HAS(why, "no f32 peak");
-    r.teams[0].nlevels = 0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 1, 1, 1.0, &b, why, sizeof(why)),
+    r.teams[0].bw[RB_ACCESS_READ].nlevels = 0;
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
               -1);
     CHECK_STR_HAS(why, "no memory level");
 }
 
-/* The hand document with one field changed: path is "levels.0.gbs" or
- * "threads" (of the first team) or a top-level key. */
+/* The hand document with one field changed: path is "levels.0.gbs" (of
+ * the read roof), "roofs.0.mix", "threads", "curve" or "peak_spread" (of
+ * the first team), "roof" (one more roof), "team" or a top-level key. */
 static int edited(const char *path, json_t *value, rb_err *e)
 {
     json_t *doc = hand_doc();
     json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
+    json_t *roofs = json_object_get(team, "roofs");
+    json_t *read = json_array_get(roofs, 0);
     if (strncmp(path, "levels.", 7) == 0) {
         char key[32];
         const int i = atoi(path + 7);
         snprintf(key, sizeof(key), "%s", strchr(path + 7, '.') + 1);
         json_object_set_new(
-            json_array_get(json_object_get(team, "levels"), (size_t)i), key,
+            json_array_get(json_object_get(read, "levels"), (size_t)i), key,
             value);
-    } else if (strcmp(path, "threads") == 0 || strcmp(path, "curve") == 0) {
+    } else if (strcmp(path, "curve") == 0) {
+        json_object_set_new(read, path, value);
+    } else if (strcmp(path, "roofs.0.mix") == 0) {
+        json_object_set_new(read, "mix", value);
+    } else if (strcmp(path, "roof") == 0) {
+        json_array_append_new(roofs, value);
+    } else if (strcmp(path, "threads") == 0 ||
+               strcmp(path, "peak_spread") == 0 || strcmp(path, "roofs") == 0) {
         json_object_set_new(team, path, value);
     } else if (strcmp(path, "team") == 0) {
         json_array_append_new(json_object_get(doc, "roofline"), value);
@@ -121,29 +193,52 @@ static void test_from_doc(void)
     json_t *doc = hand_doc();
     CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
     CHECK(strcmp(r.host, "h") == 0 && r.nteams == 1);
-    CHECK(r.teams[0].threads == 1 && r.teams[0].nlevels == 3 &&
-          r.teams[0].npoints == 4);
+    const roof_bw *rd = roof_team_read(&r.teams[0]);
+    CHECK(r.teams[0].threads == 1 && rd->nlevels == 3 && rd->npoints == 4);
     CHECK(r.teams[0].peak_gflops[RB_F32] == 100.0 &&
-          r.teams[0].peak_gflops[RB_F64] == 50.0);
-    CHECK(r.teams[0].levels[1].ends_bytes == 1e6);
+          r.teams[0].peak_gflops[RB_F64] == 50.0 &&
+          r.teams[0].peak_spread[RB_F64] == 0.01);
+    CHECK(rd->levels[1].ends_bytes == 1e6 && rd->levels[1].spread == 0.05);
+    CHECK(strcmp(rd->levels[2].kernel, "read4") == 0);
+    CHECK(r.teams[0].bw[RB_ACCESS_MIXED].present &&
+          r.teams[0].bw[RB_ACCESS_MIXED].levels[0].gbs == 300.0);
     json_decref(doc);
     static const struct {
         const char *path, *value, *msg;
     } bad[] = {
         {"schema", "\"roofbench.run\"", "not a roofbench ceilings file"},
-        {"schema_version", "2", "schema version 2"},
+        {"schema_version", "1",
+         "schema version 1, this roofbench reads "
+         "version 2"},
         {"status", "\"interrupted\"", "did not complete (status interrupted)"},
         {"levels.0.name", "\"';system(\\\"id\\\")#\"",
-         "roofline[0].levels[0].name: ''"},
+         "roofline[0].roofs[0].levels[0].name: ''"},
         {"levels.1.name", "\"L\\u00e9vel\"", "is not a level name"},
         {"levels.0.gbs", "4.9e-324",
-         "roofline[0].levels[0].gbs = 4.94066e-324: not a bandwidth"},
-        {"levels.2.gbs", "1e308", "roofline[0].levels[2].gbs = 1e+308"},
-        {"levels.1.gbs", "\"fast\"", "roofline[0].levels[1].gbs: not a number"},
-        {"levels.1.ends_bytes", "100", "roofline[0].levels[1] ends before"},
+         "roofline[0].roofs[0].levels[0].gbs = 4.94066e-324: not a "
+         "bandwidth"},
+        {"levels.2.gbs", "1e308",
+         "roofline[0].roofs[0].levels[2].gbs = 1e+308"},
+        {"levels.1.gbs", "\"fast\"",
+         "roofline[0].roofs[0].levels[1].gbs: not a number"},
+        {"levels.1.ends_bytes", "100",
+         "roofline[0].roofs[0].levels[1] ends before"},
         {"threads", "0", "roofline[0].threads: not a thread count"},
-        {"curve", "[[4096, 0]]", "roofline[0].curve[0] = 0"},
-        {"team", "{\"threads\": 1}", "roofline[1]: 1 threads twice"},
+        {"curve", "[[4096, 0]]", "roofline[0].roofs[0].curve[0] = 0"},
+        {"levels.0.kernel", "\"read;rm\"",
+         "roofline[0].roofs[0].levels[0].kernel: not a bandwidth kernel"},
+        {"levels.1.spread", "-0.5",
+         "roofline[0].roofs[0].levels[1].spread = -0.5: not a spread"},
+        {"levels.1.spread", "null",
+         "roofline[0].roofs[0].levels[1].spread: not a number"},
+        {"peak_spread", "{\"f32\": 0.01}",
+         "roofline[0].peak_spread.f64: missing"},
+        {"roofs.0.mix", "\"write\"", "roofline[0].roofs[0].mix: not read"},
+        {"roof", "{\"mix\": \"mixed\"}", "the mixed roof twice"},
+        {"roofs", "[]", "roofline[0]: no read roof"},
+        {"team", "{\"threads\": 2}", "roofline[1]: no read roof"},
+        {"team", "{\"threads\": 1, \"roofs\": [{\"mix\": \"read\"}]}",
+         "roofline[1]: 1 threads twice"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         json_t *v = json_loads(bad[i].value, JSON_DECODE_ANY, NULL);
@@ -163,11 +258,14 @@ static void test_to_profile(void)
     rb_err e;
     json_t *doc = hand_doc();
     /* a second, larger team: the profile is the largest */
-    json_array_append_new(json_object_get(doc, "roofline"),
-                          json_pack("{s:i, s:{s:f}, s:[{s:s, s:f, s:f, s:f}]}",
-                                    "threads", 2, "peak_gflops", "f64", 90.0,
-                                    "levels", "name", "DRAM", "gbs", 35.0,
-                                    "starts_bytes", 1e8, "ends_bytes", 1e9));
+    json_array_append_new(
+        json_object_get(doc, "roofline"),
+        json_pack("{s:i, s:{s:f}, s:{s:f}, s:[{s:s, s:[{s:s, s:f, s:f, s:s, "
+                  "s:f, s:f}]}]}",
+                  "threads", 2, "peak_gflops", "f64", 90.0, "peak_spread",
+                  "f64", 0.0, "roofs", "mix", "read", "levels", "name", "DRAM",
+                  "gbs", 35.0, "spread", 0.0, "kernel", "read2", "starts_bytes",
+                  1e8, "ends_bytes", 1e9));
     CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
     json_decref(doc);
     profile p;
@@ -178,7 +276,7 @@ static void test_to_profile(void)
     CHECK(p.headline == PD_FP64 && p.mem_bw == 35e9);
     CHECK(p.peak[pdtype_of(RB_F64)] == p.peak[PD_FP64]);
     /* no DRAM plateau: not a profile */
-    r.teams[1].nlevels = 0;
+    r.teams[1].bw[RB_ACCESS_READ].nlevels = 0;
     CHECK_INT(roofline_to_profile(&r, &p, &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "no DRAM plateau");
 }
@@ -272,7 +370,7 @@ static const golden goldens[] = {
      * recorded 2026-12-01 by `ceilings --quick --threads 1`: hwloc reports
      * an L3 of 260 MiB (implausible; the plateau ends near 44 MiB), so
      * DRAM is named only past 4 x 260 MiB. */
-    {"ceilings-xeon-emr-quick-1t.json",
+    {"ceilings-xeon-emr-curves-1t.json",
      "read",
      1,
      {48 * KIB, 2 * MIB, 260 * MIB},
@@ -281,7 +379,7 @@ static const golden goldens[] = {
       {"L3", 28.68, 4035584, 45967872},
       {"DRAM", 15.93, 103428608, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json",
+    {"ceilings-xeon-emr-curves-1t.json",
      "write",
      1,
      {48 * KIB, 2 * MIB, 260 * MIB},
@@ -290,7 +388,7 @@ static const golden goldens[] = {
       {"L3", 25.74, 2690048, 30645248},
       {"DRAM", 8.50, 155143168, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json",
+    {"ceilings-xeon-emr-curves-1t.json",
      "copy",
      1,
      {48 * KIB, 2 * MIB, 260 * MIB},
@@ -299,7 +397,7 @@ static const golden goldens[] = {
       {"L3", 28.40, 4035584, 30645248},
       {"DRAM", 13.34, 155143168, 2181038080}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json",
+    {"ceilings-xeon-emr-curves-1t.json",
      "triad",
      1,
      {48 * KIB, 2 * MIB, 260 * MIB},
@@ -308,7 +406,7 @@ static const golden goldens[] = {
       {"L3", 28.54, 1792512, 30644736},
       {"DRAM", 13.88, 103428096, 2181037056}},
      4},
-    {"ceilings-xeon-emr-quick-1t.json",
+    {"ceilings-xeon-emr-curves-1t.json",
      "schoenauer",
      1,
      {48 * KIB, 2 * MIB, 260 * MIB},
@@ -396,37 +494,225 @@ static void test_golden_plateaus(void)
     }
 }
 
-/* The roofline of a recorded ceilings.json, and the bound of a default run
- * point on it: dot in f64 at P = 10^7 (160 MB) is in DRAM, 0.125 FLOP/B. */
+/* A recorded document's curves of one team as the measurement holds
+ * them (points allocated into curves[i].points; free them). */
+static int curves_of(const json_t *doc, int threads, ceil_curve *curves,
+                     int max)
+{
+    int n = 0;
+    size_t i, j;
+    json_t *cv, *pt;
+    json_array_foreach(json_object_get(doc, "bandwidth"), i, cv)
+    {
+        if (json_integer_value(json_object_get(cv, "threads")) != threads ||
+            n == max)
+            continue;
+        ceil_curve *c = &curves[n];
+        memset(c, 0, sizeof(*c));
+        const char *name = json_string_value(json_object_get(cv, "kernel"));
+        c->kernel = BW_NKERNELS;
+        for (int k = 0; k < BW_NKERNELS; k++)
+            if (strcmp(name, bw_kernel_name((bw_kernel)k)) == 0)
+                c->kernel = (bw_kernel)k;
+        CHECK(c->kernel != BW_NKERNELS);
+        c->threads = threads;
+        const json_t *pts = json_object_get(cv, "points");
+        c->points = calloc(json_array_size(pts), sizeof(*c->points));
+        json_array_foreach(pts, j, pt)
+        {
+            c->points[j].bytes =
+                json_number_value(json_object_get(pt, "bytes"));
+            c->points[j].gbs_best =
+                json_number_value(json_object_get(pt, "gbs_best"));
+        }
+        c->npoints = json_array_size(pts);
+        n++;
+    }
+    return n;
+}
+
+static const plateau *level_named(const ceil_roof *r, const char *name,
+                                  size_t *at)
+{
+    for (size_t l = 0; l < r->nlevels; l++)
+        if (strcmp(r->levels[l].name, name) == 0) {
+            *at = l;
+            return &r->levels[l];
+        }
+    return NULL;
+}
+
+/* A synthetic curve: flat at l1 up to 32 KiB, at dram from 1 MiB to
+ * 1 GiB, a straight line in log-log between; bump multiplies one DRAM
+ * point (the roof's own noise). */
+static void synthetic(ceil_curve *c, bw_kernel k, double l1, double dram,
+                      double bump)
+{
+    memset(c, 0, sizeof(*c));
+    c->kernel = k;
+    c->threads = 1;
+    c->points = calloc(CEIL_MAX_POINTS, sizeof(*c->points));
+    for (double ws = 4096; ws <= 1024 * MIB * 1.0001;
+         ws = ws * 1.25 > 1024 * MIB && ws < 1024 * MIB ? 1024 * MIB
+                                                        : ws * 1.25) {
+        ceil_point *p = &c->points[c->npoints++];
+        p->bytes = ws;
+        const double f = fmin(1.0, fmax(0.0, log(ws / (32 * KIB)) / log(32.0)));
+        p->gbs_best = exp(log(l1) + f * (log(dram) - log(l1)));
+    }
+    c->points[c->npoints - 3].gbs_best *= bump;
+}
+
+/* The roof of each mix on synthetic curves with known levels: reads take
+ * the best read kernel per level (read in L1, read2 in DRAM), the mixed
+ * roof adds triad (best in L1) but never write (fastest of all in L1, but
+ * no kernel that reads is held to a store-only stream); the spread is the
+ * level kernel's best point over its median. */
+static void test_roof_selection(void)
+{
+    ceil_curve c[5];
+    synthetic(&c[0], BW_READ, 100.0, 10.0, 1.0);
+    synthetic(&c[1], BW_READ2, 90.0, 14.0, 1.10);
+    synthetic(&c[2], BW_READ4, 95.0, 13.0, 1.0);
+    synthetic(&c[3], BW_TRIAD, 150.0, 9.0, 1.0);
+    synthetic(&c[4], BW_WRITE, 400.0, 5.0, 1.0);
+    const double cache[1] = {48 * KIB};
+    ceil_roof read, mixed, only_reads;
+    ceilings_roof_build(c, 5, 1, RB_ACCESS_READ, 1024 * MIB, 1, cache, &read);
+    ceilings_roof_build(c, 5, 1, RB_ACCESS_MIXED, 1024 * MIB, 1, cache, &mixed);
+    CHECK_INT(read.nlevels, 2);
+    CHECK_INT(mixed.nlevels, 2);
+    if (read.nlevels == 2 && mixed.nlevels == 2) {
+        CHECK(strcmp(read.levels[0].name, "L1") == 0);
+        CHECK(strcmp(read.levels[1].name, "DRAM") == 0);
+        CHECK(read.level_kernel[0] == BW_READ &&
+              NEAR(read.levels[0].gbs, 100.0, 1e-9));
+        CHECK(read.level_kernel[1] == BW_READ2 &&
+              NEAR(read.levels[1].gbs, 14.0, 1e-9));
+        if (!NEAR(read.level_spread[1], 0.10, 1e-9))
+            fprintf(stderr, "  DRAM spread %g over [%.0f, %.0f]\n",
+                    read.level_spread[1], read.levels[1].first_bytes,
+                    read.levels[1].last_bytes);
+        CHECK(NEAR(read.level_spread[1], 0.10, 1e-9));
+        CHECK(read.level_spread[0] == 0.0);
+        CHECK(mixed.level_kernel[0] == BW_TRIAD &&
+              NEAR(mixed.levels[0].gbs, 150.0, 1e-9));
+        CHECK(mixed.level_kernel[1] == BW_READ2);
+    }
+    CHECK(!(mixed.kernels >> BW_WRITE & 1u) &&
+          !(read.kernels >> BW_TRIAD & 1u));
+    /* the envelope: read2 wins the bumped DRAM point */
+    CHECK(read.winner[read.npoints - 3] == BW_READ2);
+    /* no kernel that writes swept: no mixed roof (the read roof would pass
+     * under its name) */
+    ceilings_roof_build(c, 3, 1, RB_ACCESS_MIXED, 1024 * MIB, 1, cache,
+                        &only_reads);
+    CHECK(!only_reads.present);
+    /* another team's curves are not this team's */
+    ceilings_roof_build(c, 5, 2, RB_ACCESS_READ, 1024 * MIB, 1, cache, &read);
+    CHECK(!read.present);
+    for (int i = 0; i < 5; i++)
+        free(c[i].points);
+}
+
+/* The roofs built from recorded curves (Zen 5: read, write, copy, triad,
+ * schoenauer on one thread). The read roof is the read curve's levels (the
+ * only read kernel recorded there); the mixed roof leaves write out and is
+ * about the read roof or above at every level, triad's 770 GB/s in L1
+ * against
+ * read's 557 (the row of a kernel that stores in L1 is held to that). */
+static void test_golden_roofs(void)
+{
+    json_t *doc = fixture("ceilings-zen5-quick-1t.json");
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    ceil_curve curves[BW_NKERNELS];
+    const int n = curves_of(doc, 1, curves, BW_NKERNELS);
+    CHECK_INT(n, 5);
+    const double cache[3] = {48 * KIB, MIB, 32 * MIB};
+    ceil_roof read, mixed;
+    ceilings_roof_build(curves, n, 1, RB_ACCESS_READ, 1024 * MIB, 3, cache,
+                        &read);
+    ceilings_roof_build(curves, n, 1, RB_ACCESS_MIXED, 1024 * MIB, 3, cache,
+                        &mixed);
+    CHECK(read.present && read.kernels == 1u << BW_READ);
+    CHECK(mixed.present && !(mixed.kernels >> BW_WRITE & 1u) &&
+          (mixed.kernels >> BW_TRIAD & 1u));
+    /* the read roof: the read curve's own levels (test_golden_plateaus) */
+    static const want_level rw[4] = {{"L1", 556.76, 4096, 46592},
+                                     {"L2", 208.59, 69632, 796672},
+                                     {"L3", 131.46, 1195520, 13620224},
+                                     {"DRAM", 42.37, 155143168, 1073741824}};
+    CHECK_INT(read.nlevels, 4);
+    for (size_t l = 0; l < read.nlevels && l < 4; l++) {
+        CHECK(strcmp(read.levels[l].name, rw[l].name) == 0);
+        CHECK(NEAR(read.levels[l].gbs, rw[l].gbs, 1e-3));
+        CHECK(read.level_kernel[l] == BW_READ);
+        CHECK(read.level_spread[l] >= 0.0 && read.level_spread[l] < 0.5);
+    }
+    size_t at = 0;
+    const plateau *l1 = level_named(&mixed, "L1", &at);
+    CHECK(l1 != NULL);
+    if (l1) {
+        CHECK(mixed.level_kernel[at] == BW_TRIAD);
+        CHECK(NEAR(l1->gbs, 769.90, 0.03));
+    }
+    for (size_t l = 0; l < mixed.nlevels; l++) {
+        size_t k;
+        const plateau *r = level_named(&read, mixed.levels[l].name, &k);
+        if (r && !(mixed.levels[l].gbs >= r->gbs * 0.97))
+            fprintf(
+                stderr,
+                "  mixed %s %.2f [%.0f, %.0f] below read %.2f [%.0f, %.0f]\n",
+                mixed.levels[l].name, mixed.levels[l].gbs,
+                mixed.levels[l].first_bytes, mixed.levels[l].last_bytes, r->gbs,
+                r->first_bytes, r->last_bytes);
+        /* within 3%: the envelope's levels need not end where the read
+         * curve's do (Zen 5's mixed L3 runs on to 20 MB, where reads have
+         * begun to slow) */
+        if (r)
+            CHECK(mixed.levels[l].gbs >= r->gbs * 0.97);
+    }
+    /* the envelope is the best curve at every point */
+    for (size_t p = 0; p < mixed.npoints; p++)
+        CHECK(mixed.gbs[p] >= read.gbs[p] * 0.999 || p >= read.npoints);
+    for (int i = 0; i < n; i++)
+        free(curves[i].points);
+    json_decref(doc);
+}
+
+/* The roofline of a recorded v2 ceilings.json (this Xeon, read, read2 and
+ * read4 swept), and the bound of default run points on it. */
 static void test_golden_roofline(void)
 {
-    json_t *doc = fixture("ceilings-zen5-run-roofline.json");
+    json_t *doc = fixture("ceilings-xeon-emr-quick-1t.json");
     roofline r;
     rb_err e;
     CHECK(doc != NULL);
     CHECK_INT(roofline_from_doc(doc, "fixture", &r, &e), RB_OK);
     json_decref(doc);
-    CHECK_INT(r.nteams, 2);
-    CHECK(r.teams[0].threads == 1 && r.teams[1].threads == 2);
-    CHECK(NEAR(r.teams[0].peak_gflops[RB_F64], 134.82, 1e-4));
-    CHECK(NEAR(r.teams[1].peak_gflops[RB_F32], 526.51, 1e-4));
-    CHECK_INT(r.teams[0].nlevels, 4);
-    CHECK(strcmp(r.teams[0].levels[3].name, "DRAM") == 0);
+    CHECK_INT(r.nteams, 1);
+    const roof_bw *rd = roof_team_read(&r.teams[0]);
+    CHECK(rd->present && r.teams[0].bw[RB_ACCESS_MIXED].present);
+    CHECK(rd->nlevels >= 3);
+    CHECK(strcmp(rd->levels[rd->nlevels - 1].name, "DRAM") == 0);
     roof_bound b;
     char why[256];
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, 20000000, 160000008, 5.0, &b, why,
-                             sizeof(why)),
+    /* dot in f64 at P = 10^7 (160 MB): DRAM, 0.125 FLOP/B */
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 20000000, 160000008,
+                             1.0, &b, why, sizeof(why)),
               0);
-    CHECK(strcmp(b.level.name, "DRAM") == 0 && !b.compute_bound);
-    CHECK(NEAR(b.attainable_gflops, 0.125 * 40.49, 1e-3));
-    /* matmul 512^3 f64 (6.29 MB, in L3): compute-bound at 42.7 FLOP/B */
-    CHECK_INT(roofline_bound(&r, 2, RB_F64, 268435456, 6291456, 100.0, &b, why,
-                             sizeof(why)),
+    CHECK(!b.compute_bound && b.mix == RB_ACCESS_READ);
+    CHECK(NEAR(b.attainable_gflops, 0.125 * b.level.gbs, 1e-6));
+    /* matmul 512^3 f64: compute-bound at 42.7 FLOP/B */
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 268435456, 6291456,
+                             10.0, &b, why, sizeof(why)),
               0);
-    CHECK(strcmp(b.level.name, "L3") == 0 && b.compute_bound);
+    CHECK(b.compute_bound && b.mix == RB_ACCESS_MIXED);
     profile p;
     CHECK_INT(roofline_to_profile(&r, &p, &e), RB_OK);
-    CHECK(NEAR(p.mem_bw, 47.09e9, 1e-3));
+    CHECK(NEAR(p.mem_bw, rd->levels[rd->nlevels - 1].gbs * 1e9, 1e-9));
 }
 
 int main(void)
@@ -435,6 +721,8 @@ int main(void)
     test_from_doc();
     test_to_profile();
     test_golden_plateaus();
+    test_roof_selection();
+    test_golden_roofs();
     test_golden_roofline();
     return check_status("test_roofline");
 }

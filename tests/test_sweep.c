@@ -161,13 +161,15 @@ static void test_weights(void)
     const char *names[] = {"L1", "L2", "DRAM"};
     const double starts[] = {4096, 65536, 100e6}, ends[] = {32768, 1048576,
                                                              2e9};
+    roof_bw *b = &t.bw[RB_ACCESS_READ];
+    b->present = 1;
     for (int i = 0; i < 3; i++) {
-        snprintf(t.levels[i].name, sizeof(t.levels[i].name), "%s", names[i]);
-        t.levels[i].gbs = 100.0 / (i + 1);
-        t.levels[i].starts_bytes = starts[i];
-        t.levels[i].ends_bytes = ends[i];
+        snprintf(b->levels[i].name, sizeof(b->levels[i].name), "%s", names[i]);
+        b->levels[i].gbs = 100.0 / (i + 1);
+        b->levels[i].starts_bytes = starts[i];
+        b->levels[i].ends_bytes = ends[i];
     }
-    t.nlevels = 3;
+    b->nlevels = 3;
     uint64_t s;
     char why[160];
     /* L2: half of the 1 MiB where the plateau ends, 512 KiB: 362 x 362

@@ -38,9 +38,10 @@ static const flag_spec ceil_flags[] = {
      .meta = "LIST",
      .type = FLAG_TEXT,
      .off = OFF(kernel),
-     .def = "read,write,copy,triad,schoenauer",
-     .help = "bandwidth kernels: read, write, copy, triad (STREAM's a = b + "
-             "s*c), schoenauer (a = b + c*d, likwid's triad), or none"},
+     .def = "read,read2,read4,write,copy,triad,schoenauer",
+     .help = "bandwidth kernels: read (one array), read2, read4 (two or "
+             "four at once), write, copy, triad (STREAM's a = b + s*c), "
+             "schoenauer (a = b + c*d, likwid's triad), or none"},
     {.name = "bw-width",
      .meta = "BITS",
      .type = FLAG_COUNT,
@@ -100,9 +101,13 @@ static const flag_table ceil_table = {
     "Measures the host's own roofs on pinned threads: the core clock (a "
     "chain of\ndependent adds), peak FLOP/s per dtype and vector width "
     "(independent FMA\nchains; AVX-512 only where CPUID shows it), bandwidth "
-    "of read, write, copy,\ntriad and Schoenauer triad against working-set "
-    "size with the L1, L2, L3 and\nDRAM plateaus found in each curve, and "
-    "OpenBLAS GEMM (a harness row, verified)\nas the practical compute roof. "
+    "of read (one, two and\nfour arrays), write, copy, triad and Schoenauer "
+    "triad against working-set size\nwith the L1, L2, L3 and DRAM plateaus "
+    "found in each curve, and OpenBLAS GEMM (a\nharness row, verified) as "
+    "the practical compute roof. Each level's roof is the\nbest of the "
+    "kernels that serve an access mix: for reads the best of read,\nread2 "
+    "and read4; for kernels that also write, those and copy, triad and\n"
+    "schoenauer. "
     "Every kernel's result is checked against a\nclosed form. Writes "
     "ceilings.json (the host profile that `run --ceilings`\nreads), "
     "bandwidth.csv, levels.csv and bandwidth.png/.svg (with gnuplot) to a "
@@ -167,7 +172,7 @@ static int plan_kernels(const char *list, ceilings_plan *plan, rb_err *e)
         if (!found)
             return rb_fail(e, RB_EINPUT,
                            "--kernel '%s': unknown bandwidth kernel (read, "
-                           "write, copy, triad, schoenauer)",
+                           "read2, read4, write, copy, triad, schoenauer)",
                            items[i]);
     }
     return RB_OK;

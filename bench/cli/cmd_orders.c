@@ -382,7 +382,9 @@ static int measure(const rb_machine *m, orders_state *st, const orders_opts *o,
     int interrupted = 0;
     int rc =
         session_roofline(&s, &st->roof, st->plan.timing.threads, 1,
-                         st->plan.dtypes, st->plan.ndtypes, &interrupted, e);
+                         st->plan.dtypes, st->plan.ndtypes,
+                         1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED,
+                         &interrupted, e);
     rb_err merr = {""};
     const int mrc = rc || interrupted
                         ? RB_OK

@@ -270,8 +270,12 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
         return 2;
     session_on_finish(&s, write_run, st, o->json);
     int interrupted = 0;
+    unsigned mixes = 1u << RB_ACCESS_READ;
+    for (size_t k = 0; k < st->plan.nkernels; k++)
+        mixes |= 1u << st->plan.kernels[k]->access;
     rc = session_roofline(&s, &st->roof, st->plan.threads, st->plan.nthreads,
-                          st->plan.dtypes, st->plan.ndtypes, &interrupted, e);
+                          st->plan.dtypes, st->plan.ndtypes, mixes,
+                          &interrupted, e);
     rb_err run_err = {""};
     int run_rc = RB_OK;
     if (!rc && !interrupted)

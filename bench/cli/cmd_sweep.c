@@ -405,9 +405,12 @@ static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
         return 2;
     session_on_finish(&s, write_sweep, st, o->json);
     int interrupted = 0;
+    /* the weights' level from the read roof, the rows' bound mixed */
     int rc = session_roofline(&s, &st->roof, st->plan.threads,
                               st->plan.nthreads, st->plan.dtypes,
-                              st->plan.ndtypes, &interrupted, e);
+                              st->plan.ndtypes,
+                              1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED,
+                              &interrupted, e);
     if (!rc && !interrupted)
         rc = size_levels(&st->roof.roof, &st->plan, e);
     if (!rc && !interrupted && st->host_profile >= 0 && !o->ceilings)

@@ -12,8 +12,8 @@
 #include "interrupt.h"
 #include "stats.h"
 
-static const char *const bw_names[BW_NKERNELS] = {"read", "write", "copy",
-                                                  "triad", "schoenauer"};
+static const char *const bw_names[BW_NKERNELS] = {
+    "read", "read2", "read4", "write", "copy", "triad", "schoenauer"};
 
 const char *bw_kernel_name(bw_kernel k)
 {
@@ -22,8 +22,13 @@ const char *bw_kernel_name(bw_kernel k)
 
 int bw_kernel_streams(bw_kernel k)
 {
-    static const int streams[BW_NKERNELS] = {1, 1, 2, 3, 4};
+    static const int streams[BW_NKERNELS] = {1, 2, 4, 1, 2, 3, 4};
     return k < BW_NKERNELS ? streams[k] : 0;
+}
+
+int bw_kernel_reads_only(bw_kernel k)
+{
+    return k == BW_READ || k == BW_READ2 || k == BW_READ4;
 }
 
 /* ---- bandwidth ------------------------------------------------------------
@@ -66,8 +71,9 @@ static void job_bw_fill(void *arg, int tid, int nt)
     bw_ctx *c = arg;
     const int streams = bw_kernel_streams(c->kernel);
     for (size_t i = 0; i < c->cap; i++) {
-        if (c->kernel == BW_READ) {
-            ((uint64_t *)c->buf[tid][0])[i] = i % 7 + 1;
+        if (bw_kernel_reads_only(c->kernel)) {
+            for (int s = 0; s < streams; s++)
+                ((uint64_t *)c->buf[tid][s])[i] = i % 7 + 1;
             continue;
         }
         c->buf[tid][0][i] = NAN;
@@ -85,7 +91,7 @@ static void job_bw_poison(void *arg, int tid, int nt)
 {
     (void)nt;
     bw_ctx *c = arg;
-    if (c->kernel != BW_READ)
+    if (!bw_kernel_reads_only(c->kernel))
         for (size_t i = 0; i < c->n; i++)
             c->buf[tid][0][i] = NAN;
 }
@@ -99,6 +105,12 @@ static void job_bw(void *arg, int tid, int nt)
     case BW_READ:
         memset(c->sums[tid], 0, sizeof(c->sums[tid]));
         c->v->read((const uint64_t *)b[0], c->n, c->reps, c->sums[tid]);
+        break;
+    case BW_READ2:
+    case BW_READ4:
+        memset(c->sums[tid], 0, sizeof(c->sums[tid]));
+        (c->kernel == BW_READ2 ? c->v->read2 : c->v->read4)(
+            (const uint64_t *const *)b, c->n, c->reps, c->sums[tid]);
         break;
     case BW_WRITE:
         c->v->write(b[0], c->n, c->reps, c->write_value);
@@ -121,19 +133,22 @@ static int bw_verify(const bw_ctx *c, int nt, rb_err *e)
 {
     for (int t = 0; t < nt; t++) {
         const double *a = c->buf[t][0];
-        if (c->kernel == BW_READ) {
-            /* reps passes over sum (i % 7 + 1), i < n: whole cycles of 28
-             * plus the rest, in exact integer arithmetic. */
+        if (bw_kernel_reads_only(c->kernel)) {
+            /* reps passes over each stream's sum (i % 7 + 1), i < n: whole
+             * cycles of 28 plus the rest, in exact integer arithmetic. */
             const uint64_t q = c->n / 7, rem = c->n % 7;
-            const uint64_t want = c->reps * (28 * q + rem * (rem + 1) / 2);
+            const uint64_t want = c->reps *
+                                  (uint64_t)bw_kernel_streams(c->kernel) *
+                                  (28 * q + rem * (rem + 1) / 2);
             uint64_t got = 0;
             for (int i = 0; i < RB_STREAM_SUMS; i++)
                 got += c->sums[t][i];
             if (got != want)
                 return rb_fail(e, RB_EMEASURE,
-                               "read kernel: thread %d summed %llu, expected "
+                               "%s kernel: thread %d summed %llu, expected "
                                "%llu",
-                               t, (unsigned long long)got,
+                               bw_kernel_name(c->kernel), t,
+                               (unsigned long long)got,
                                (unsigned long long)want);
             continue;
         }

@@ -158,7 +158,7 @@ static int check_gemm(const ceilings_plan *plan, double mem_avail, rb_err *e)
 
 void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
                             double mem_avail, const int *threads, int nthreads,
-                            const rb_dtype *dtypes, int ndtypes)
+                            const rb_dtype *dtypes, int ndtypes, unsigned mixes)
 {
     ceilings_plan_defaults(plan, 1, ncores, isa, 0.0, mem_avail);
     if (nthreads > CEIL_MAX_THREADS)
@@ -172,7 +172,10 @@ void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
     plan->widths[0] = plan->widths[plan->nwidths - 1];
     plan->nwidths = 1;
     memset(plan->bw_kernels, 0, sizeof(plan->bw_kernels));
-    plan->bw_kernels[BW_READ] = 1;
+    plan->bw_kernels[BW_READ] = plan->bw_kernels[BW_READ2] =
+        plan->bw_kernels[BW_READ4] = 1;
+    if (mixes >> RB_ACCESS_MIXED & 1u)
+        plan->bw_kernels[BW_COPY] = plan->bw_kernels[BW_TRIAD] = 1;
     plan->gemm_n = 0;
 }
 
@@ -542,6 +545,9 @@ static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
                  pk->theoretical);
     if (pk->gflops > t->peak[pk->dt]) {
         t->peak[pk->dt] = pk->gflops;
+        t->peak_spread[pk->dt] = pk->gflops_median > 0.0
+                                     ? pk->gflops / pk->gflops_median - 1.0
+                                     : 0.0;
         t->variant[pk->dt] = pk->v->name;
     }
 }
@@ -601,6 +607,21 @@ static void say_curve(const ceil_curve *cv)
     progress_say("%s", line);
 }
 
+static void say_roof(const ceil_roof *r, int threads, rb_access mix)
+{
+    char line[512];
+    int used = snprintf(line, sizeof(line),
+                        "roof %-5s %d thread%s:", rb_access_name(mix), threads,
+                        rb_plural(threads));
+    for (size_t i = 0; i < r->nlevels && used < (int)sizeof(line); i++)
+        used += snprintf(line + used, sizeof(line) - (size_t)used,
+                         " %s %.1f GB/s (%s, spread %.0f%%)", r->levels[i].name,
+                         r->levels[i].gbs,
+                         bw_kernel_name((bw_kernel)r->level_kernel[i]),
+                         100.0 * r->level_spread[i]);
+    progress_say("%s", line);
+}
+
 static int team_curves(hwloc_topology_t topo, pool *team, const pin_plan *pins,
                        const ceilings_plan *plan, unsigned isa,
                        ceilings_result *res, ceil_team *t, rb_err *e)
@@ -625,6 +646,13 @@ static int team_curves(hwloc_topology_t topo, pool *team, const pin_plan *pins,
         interrupt_unlock();
         say_curve(&cv);
     }
+    for (int m = 0; m < RB_NACCESS && !interrupt_requested(); m++)
+        ceilings_roof_build(res->curves, res->ncurves, pins->nthreads,
+                            (rb_access)m, plan->past_cache_bytes, ncache,
+                            cache_bytes, &t->roofs[m]);
+    for (int m = 0; m < RB_NACCESS; m++)
+        if (t->roofs[m].present)
+            say_roof(&t->roofs[m], pins->nthreads, (rb_access)m);
     return RB_OK;
 }
 

@@ -29,6 +29,8 @@ enum {
 
 typedef enum {
     BW_READ = 0,
+    BW_READ2,
+    BW_READ4,
     BW_WRITE,
     BW_COPY,
     BW_TRIAD,
@@ -37,8 +39,10 @@ typedef enum {
 } bw_kernel;
 
 const char *bw_kernel_name(bw_kernel k);
-/* Arrays a kernel streams: 1, 1, 2, 3 or 4. */
+/* Arrays a kernel streams: 1, 2, 4, 1, 2, 3 or 4. */
 int bw_kernel_streams(bw_kernel k);
+/* 1 for the kernels that only read (read, read2, read4). */
+int bw_kernel_reads_only(bw_kernel k);
 
 /* Each thread's bandwidth streams lie in one rb_region (region.h): unit
  * RB_REGION_SPAN and this shift, so the first 64 KiB of every stream stay
@@ -131,16 +135,54 @@ typedef struct {
     char note[256];
 } ceil_cache;
 
-/* One thread count's roofline: its best peak per dtype, GEMM, and the
- * levels of its read curve. */
+/* One access mix's bandwidth roof on a team (kernel.h, rb_access): the
+ * envelope of the curves of every swept kernel that can serve the mix
+ * (for reads read, read2 and read4; for mixed access those and copy,
+ * triad and schoenauer), each point the best of them at that working set
+ * (log-log interpolation between each curve's own points), and the levels
+ * found in the envelope. A level's bandwidth is one kernel's: the kernel
+ * with the highest median over the level's points, measured the same way
+ * as the others; its spread is how far that kernel's best point in the
+ * level lies above the median (the roof's own noise: a kernel faster than
+ * gbs x (1 + spread) beat every point the roof measured there). */
+typedef struct {
+    int present;      /* some kernel of the mix was swept        */
+    unsigned kernels; /* bit k: bw_kernel k is in the envelope   */
+    double bytes[CEIL_MAX_POINTS], gbs[CEIL_MAX_POINTS];
+    int winner[CEIL_MAX_POINTS]; /* the kernel best at that point */
+    size_t npoints;
+    plateau levels[CEIL_MAX_LEVELS]; /* gbs: the level kernel's median */
+    int level_kernel[CEIL_MAX_LEVELS];
+    double level_spread[CEIL_MAX_LEVELS];
+    size_t nlevels;
+} ceil_roof;
+
+/* One thread count's roofline: its best peak per dtype (and that peak
+ * kernel's spread, best over median sample), GEMM, and the bandwidth roof
+ * of each access mix. */
 typedef struct {
     int threads;
     double ghz;
     double peak[RB_NDTYPES]; /* 0: not measured                  */
+    double peak_spread[RB_NDTYPES];
     const char *variant[RB_NDTYPES];
     double gemm[RB_NDTYPES]; /* 0: not measured                  */
     int read;                /* index of its read curve, or -1   */
+    ceil_roof roofs[RB_NACCESS];
 } ceil_team;
+
+/* The kernels that may serve an access mix: reads for RB_ACCESS_READ,
+ * every kernel but write for RB_ACCESS_MIXED. */
+int bw_kernel_serves(bw_kernel k, rb_access mix);
+
+/* Builds the roof of one mix from a team's curves (roofs.c), with the
+ * plateau rules of the sweep (plateau.h): past_cache_bytes, cache_levels
+ * and cache_bytes as in ceilings_bw_curve. A mix with no curve is left
+ * with present 0. */
+void ceilings_roof_build(const ceil_curve *curves, int ncurves, int threads,
+                         rb_access mix, double past_cache_bytes,
+                         size_t cache_levels, const double *cache_bytes,
+                         ceil_roof *out);
 
 enum {
     CEIL_MAX_PEAKS = CEIL_MAX_THREADS * RB_NDTYPES * CEIL_MAX_WIDTHS,
@@ -187,10 +229,13 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
 
 /* The quick roofline `run`, `orders` and `model --profile host` need when
  * no ceilings file is given: clock, peak at the widest vector width for
- * the dtypes, and the read sweep (4 KiB to 1 GiB) for the thread counts. */
+ * the dtypes, and the sweeps (4 KiB to 1 GiB) for the thread counts of
+ * the roofs of the access mixes in `mixes` (bit 1 << rb_access): read,
+ * read2 and read4 always, copy and triad for the mixed roof. */
 void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
                             double mem_avail, const int *threads, int nthreads,
-                            const rb_dtype *dtypes, int ndtypes);
+                            const rb_dtype *dtypes, int ndtypes,
+                            unsigned mixes);
 
 /* Checks a plan against this machine before anything runs: something to
  * measure, widths the CPU has, sizes that fit. */

@@ -129,7 +129,7 @@ static double point_cost(const sweep_plan *plan, const roofline *roof,
         roof_bound bd;
         char why[128];
         double rate = 10.0;
-        if (roof && roofline_bound(roof, hp->threads[0], hp->dtypes[0],
+        if (roof && roofline_bound(roof, hp->threads[0], hp->dtypes[0], k->access,
                                    c.flops, c.bytes, 0.0, &bd, why,
                                    sizeof(why)) == 0)
             rate = bd.attainable_gflops / 2.0;

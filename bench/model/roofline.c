@@ -23,8 +23,9 @@ static const struct {
     {"a bandwidth in GB/s", 1e-3, 1e7},
     {"a peak in GFLOP/s", 1e-3, 1e9},
     {"a working set in bytes", 1.0, 1e18},
+    {"a spread (a fraction, 0 to 10)", 0.0, 10.0},
 };
-enum { R_GBS, R_GFLOPS, R_BYTES };
+enum { R_GBS, R_GFLOPS, R_BYTES, R_SPREAD };
 
 typedef struct {
     const char *what; /* "--ceilings 'file'" */
@@ -67,12 +68,20 @@ static int read_level(reader *rd, const json_t *lv, const char *at,
                        rd->what, at, shown);
     }
     snprintf(l->name, sizeof(l->name), "%s", name);
-    static const char *const keys[3] = {"gbs", "starts_bytes", "ends_bytes"};
-    double *dst[3] = {&l->gbs, &l->starts_bytes, &l->ends_bytes};
-    for (int k = 0; k < 3; k++) {
+    const char *kernel = json_string_value(json_object_get(lv, "kernel"));
+    if (!kernel || !text_is_name(kernel, 15, ""))
+        return rb_fail(rd->e, RB_EINPUT,
+                       "%s: %s.kernel: not a bandwidth kernel's name", rd->what,
+                       at);
+    snprintf(l->kernel, sizeof(l->kernel), "%s", kernel);
+    static const char *const keys[4] = {"gbs", "spread", "starts_bytes",
+                                        "ends_bytes"};
+    static const int range[4] = {R_GBS, R_SPREAD, R_BYTES, R_BYTES};
+    double *dst[4] = {&l->gbs, &l->spread, &l->starts_bytes, &l->ends_bytes};
+    for (int k = 0; k < 4; k++) {
         snprintf(field, sizeof(field), "%.100s.%s", at, keys[k]);
-        const int rc = number(rd, json_object_get(lv, keys[k]), field,
-                              k ? R_BYTES : R_GBS, 1, dst[k]);
+        const int rc = number(rd, json_object_get(lv, keys[k]), field, range[k],
+                              1, dst[k]);
         if (rc)
             return rc;
     }
@@ -82,26 +91,61 @@ static int read_level(reader *rd, const json_t *lv, const char *at,
     return RB_OK;
 }
 
-static int read_curve(reader *rd, const json_t *curve, int ti, roof_team *t)
+static int read_curve(reader *rd, const json_t *curve, const char *at,
+                      roof_bw *b)
 {
     size_t j;
     json_t *pt;
-    char field[96];
+    char field[160];
     json_array_foreach(curve, j, pt)
     {
-        if (t->npoints == ROOF_MAX_POINTS)
+        if (b->npoints == ROOF_MAX_POINTS)
             break;
-        snprintf(field, sizeof(field), "roofline[%d].curve[%zu]", ti, j);
+        snprintf(field, sizeof(field), "%.100s.curve[%zu]", at, j);
         int rc = number(rd, json_array_get(pt, 0), field, R_BYTES, 1,
-                        &t->curve_bytes[t->npoints]);
+                        &b->curve_bytes[b->npoints]);
         if (!rc)
             rc = number(rd, json_array_get(pt, 1), field, R_GBS, 1,
-                        &t->curve_gbs[t->npoints]);
+                        &b->curve_gbs[b->npoints]);
         if (rc)
             return rc;
-        t->npoints++;
+        b->npoints++;
     }
     return RB_OK;
+}
+
+/* One entry of a team's "roofs": its mix (once each), levels and curve. */
+static int read_roof(reader *rd, const json_t *roof, int ti, size_t ri,
+                     roof_team *t)
+{
+    char at[96], field[160];
+    snprintf(at, sizeof(at), "roofline[%d].roofs[%zu]", ti, ri);
+    const char *mix = json_string_value(json_object_get(roof, "mix"));
+    int m = -1;
+    for (int k = 0; mix && k < RB_NACCESS; k++)
+        if (strcmp(mix, rb_access_name((rb_access)k)) == 0)
+            m = k;
+    if (m < 0)
+        return rb_fail(rd->e, RB_EINPUT, "%s: %s.mix: not read or mixed",
+                       rd->what, at);
+    roof_bw *b = &t->bw[m];
+    if (b->present)
+        return rb_fail(rd->e, RB_EINPUT, "%s: %s: the %s roof twice", rd->what,
+                       at, mix);
+    b->present = 1;
+    size_t j;
+    json_t *lv;
+    json_array_foreach(json_object_get(roof, "levels"), j, lv)
+    {
+        if (b->nlevels == ROOF_MAX_LEVELS)
+            break;
+        snprintf(field, sizeof(field), "%s.levels[%zu]", at, j);
+        const int rc = read_level(rd, lv, field, &b->levels[b->nlevels]);
+        if (rc)
+            return rc;
+        b->nlevels++;
+    }
+    return read_curve(rd, json_object_get(roof, "curve"), at, b);
 }
 
 static int read_team(reader *rd, const json_t *team, int ti, roof_team *t)
@@ -116,28 +160,33 @@ static int read_team(reader *rd, const json_t *team, int ti, roof_team *t)
                        ti);
     t->threads = (int)json_integer_value(th);
     const json_t *peak = json_object_get(team, "peak_gflops");
+    const json_t *spread = json_object_get(team, "peak_spread");
     for (int d = 0; d < RB_NDTYPES; d++) {
-        snprintf(field, sizeof(field), "roofline[%d].peak_gflops.%s", ti,
-                 rb_dtype_name((rb_dtype)d));
-        const int rc =
-            number(rd, json_object_get(peak, rb_dtype_name((rb_dtype)d)), field,
-                   R_GFLOPS, 0, &t->peak_gflops[d]);
+        const char *dn = rb_dtype_name((rb_dtype)d);
+        snprintf(field, sizeof(field), "roofline[%d].peak_gflops.%s", ti, dn);
+        int rc = number(rd, json_object_get(peak, dn), field, R_GFLOPS, 0,
+                        &t->peak_gflops[d]);
+        snprintf(field, sizeof(field), "roofline[%d].peak_spread.%s", ti, dn);
+        if (!rc)
+            rc = number(rd, json_object_get(spread, dn), field, R_SPREAD,
+                        t->peak_gflops[d] > 0.0, &t->peak_spread[d]);
         if (rc)
             return rc;
     }
     size_t j;
-    json_t *lv;
-    json_array_foreach(json_object_get(team, "levels"), j, lv)
+    json_t *roof;
+    json_array_foreach(json_object_get(team, "roofs"), j, roof)
     {
-        if (t->nlevels == ROOF_MAX_LEVELS)
-            break;
-        snprintf(field, sizeof(field), "roofline[%d].levels[%zu]", ti, j);
-        const int rc = read_level(rd, lv, field, &t->levels[t->nlevels]);
+        const int rc = read_roof(rd, roof, ti, j, t);
         if (rc)
             return rc;
-        t->nlevels++;
     }
-    return read_curve(rd, json_object_get(team, "curve"), ti, t);
+    if (!t->bw[RB_ACCESS_READ].present)
+        return rb_fail(rd->e, RB_EINPUT,
+                       "%s: roofline[%d]: no read roof (the read kernels were "
+                       "not swept)",
+                       rd->what, ti);
+    return RB_OK;
 }
 
 int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
@@ -237,51 +286,64 @@ int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
     return rc;
 }
 
-/* The read curve at working set ws, interpolated in log-log. */
-static double curve_at(const roof_team *t, double ws)
+const roof_bw *roof_team_read(const roof_team *t)
 {
-    for (size_t i = 1; i < t->npoints; i++)
-        if (ws <= t->curve_bytes[i]) {
-            const double x0 = log(t->curve_bytes[i - 1]),
-                         x1 = log(t->curve_bytes[i]);
-            const double y0 = log(t->curve_gbs[i - 1]),
-                         y1 = log(t->curve_gbs[i]);
+    return &t->bw[RB_ACCESS_READ];
+}
+
+const roof_bw *roof_team_bw(const roof_team *t, rb_access mix)
+{
+    return mix < RB_NACCESS && t->bw[mix].present ? &t->bw[mix]
+                                                  : roof_team_read(t);
+}
+
+/* The envelope at working set ws, interpolated in log-log. */
+static double curve_at(const roof_bw *b, double ws)
+{
+    for (size_t i = 1; i < b->npoints; i++)
+        if (ws <= b->curve_bytes[i]) {
+            const double x0 = log(b->curve_bytes[i - 1]),
+                         x1 = log(b->curve_bytes[i]);
+            const double y0 = log(b->curve_gbs[i - 1]),
+                         y1 = log(b->curve_gbs[i]);
             const double f = x1 > x0 ? (log(ws) - x0) / (x1 - x0) : 0.0;
             return exp(y0 + f * (y1 - y0));
         }
-    return t->npoints ? t->curve_gbs[t->npoints - 1] : 0.0;
+    return b->npoints ? b->curve_gbs[b->npoints - 1] : 0.0;
 }
 
 /* The level a working set falls in. Inside a plateau: that level. Below
  * the first or past the last: the first or the last. Between two plateaus
  * (a transition, where the working set spills from one level to the
- * next): the bandwidth the read curve shows at that size, interpolated in
- * log-log, under the name of both levels; the level's own figure when the
- * document has no curve. */
-static roof_level level_of(const roof_team *t, double ws)
+ * next): the bandwidth the envelope shows at that size, interpolated in
+ * log-log, under the name of both levels, with the larger of their
+ * spreads; the next level's figure when the document has no curve. */
+static roof_level level_of(const roof_bw *b, double ws)
 {
-    roof_level lv = t->levels[t->nlevels - 1];
-    if (ws <= t->levels[0].ends_bytes)
-        lv = t->levels[0];
-    for (size_t i = 0; i < t->nlevels; i++) {
-        if (ws >= t->levels[i].starts_bytes && ws <= t->levels[i].ends_bytes)
-            return t->levels[i];
-        if (i + 1 < t->nlevels && ws > t->levels[i].ends_bytes &&
-            ws < t->levels[i + 1].starts_bytes) {
-            snprintf(lv.name, sizeof(lv.name), "%.7s>%.7s", t->levels[i].name,
-                     t->levels[i + 1].name);
-            lv.starts_bytes = t->levels[i].ends_bytes;
-            lv.ends_bytes = t->levels[i + 1].starts_bytes;
-            lv.gbs = t->npoints ? curve_at(t, ws) : t->levels[i + 1].gbs;
+    roof_level lv = b->levels[b->nlevels - 1];
+    if (ws <= b->levels[0].ends_bytes)
+        lv = b->levels[0];
+    for (size_t i = 0; i < b->nlevels; i++) {
+        if (ws >= b->levels[i].starts_bytes && ws <= b->levels[i].ends_bytes)
+            return b->levels[i];
+        if (i + 1 < b->nlevels && ws > b->levels[i].ends_bytes &&
+            ws < b->levels[i + 1].starts_bytes) {
+            const roof_level *lo = &b->levels[i], *hi = &b->levels[i + 1];
+            snprintf(lv.name, sizeof(lv.name), "%.7s>%.7s", lo->name, hi->name);
+            snprintf(lv.kernel, sizeof(lv.kernel), "%s", lv.name);
+            lv.starts_bytes = lo->ends_bytes;
+            lv.ends_bytes = hi->starts_bytes;
+            lv.gbs = b->npoints ? curve_at(b, ws) : hi->gbs;
+            lv.spread = fmax(lo->spread, hi->spread);
             return lv;
         }
     }
     return lv;
 }
 
-int roofline_bound(const roofline *r, int threads, rb_dtype dt, uint64_t flops,
-                   uint64_t bytes, double measured_gflops, roof_bound *out,
-                   char *why, size_t whylen)
+int roofline_bound(const roofline *r, int threads, rb_dtype dt, rb_access mix,
+                   uint64_t flops, uint64_t bytes, double measured_gflops,
+                   roof_bound *out, char *why, size_t whylen)
 {
     const roof_team *t = NULL;
     char have[128] = "";
@@ -301,22 +363,58 @@ int roofline_bound(const roofline *r, int threads, rb_dtype dt, uint64_t flops,
                  rb_dtype_name(dt), threads, rb_plural(threads));
         return -1;
     }
-    if (t->nlevels == 0) {
+    /* a mixed kernel without a mixed roof: the read roof, said so */
+    const roof_bw *b = roof_team_bw(t, mix);
+    mix = b == roof_team_read(t) ? RB_ACCESS_READ : mix;
+    if (b->nlevels == 0) {
         snprintf(why, whylen,
                  "no memory level in the roofline for %d thread%s (the read "
-                 "curve was not measured)",
+                 "curves were not measured)",
                  threads, rb_plural(threads));
         return -1;
     }
-    const roof_level lv = level_of(t, (double)bytes);
+    const roof_level lv = level_of(b, (double)bytes);
     const double intensity = (double)flops / (double)bytes;
     const double mem_roof = intensity * lv.gbs;
     out->level = lv;
+    out->mix = mix;
     out->peak_gflops = t->peak_gflops[dt];
     out->compute_bound = t->peak_gflops[dt] <= mem_roof;
     out->attainable_gflops = out->compute_bound ? t->peak_gflops[dt] : mem_roof;
     out->fraction = measured_gflops / out->attainable_gflops;
+    out->spread = out->compute_bound ? t->peak_spread[dt] : lv.spread;
+    out->above = out->fraction > 1.0 + out->spread;
     return 0;
+}
+
+const char *roof_bound_roof(const roof_bound *b)
+{
+    return b->compute_bound ? "compute" : b->level.kernel;
+}
+
+void roofline_describe(const roof_team *t, char *buf, size_t len)
+{
+    size_t n = 0;
+#define ADD(...)                                                               \
+    do {                                                                       \
+        if (n < len)                                                           \
+            n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);              \
+    } while (0)
+    ADD("roofline, %d thread%s: peak", t->threads, rb_plural(t->threads));
+    for (int d = 0; d < RB_NDTYPES; d++)
+        if (t->peak_gflops[d] > 0.0)
+            ADD(" %s %.1f", rb_dtype_name((rb_dtype)d), t->peak_gflops[d]);
+    ADD(" GFLOP/s");
+    for (int m = 0; m < RB_NACCESS; m++) {
+        const roof_bw *b = &t->bw[m];
+        if (!b->present)
+            continue;
+        ADD("; %s", rb_access_name((rb_access)m));
+        for (size_t l = 0; l < b->nlevels; l++)
+            ADD(" %s %.1f (%s)%s", b->levels[l].name, b->levels[l].gbs,
+                b->levels[l].kernel, l + 1 < b->nlevels ? "," : " GB/s");
+    }
+#undef ADD
 }
 
 int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
@@ -328,10 +426,11 @@ int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
             t = &r->teams[i];
     if (!t)
         return rb_fail(e, RB_EINPUT, "the host ceilings hold no roofline");
+    const roof_bw *rd = roof_team_read(t);
     const roof_level *dram = NULL;
-    for (size_t l = 0; l < t->nlevels; l++)
-        if (strcmp(t->levels[l].name, "DRAM") == 0)
-            dram = &t->levels[l];
+    for (size_t l = 0; l < rd->nlevels; l++)
+        if (strcmp(rd->levels[l].name, "DRAM") == 0)
+            dram = &rd->levels[l];
     if (!dram)
         return rb_fail(e, RB_EINPUT,
                        "the host ceilings (%d thread%s) show no DRAM plateau: "

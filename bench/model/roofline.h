@@ -16,7 +16,7 @@
 
 /* The version of the ceilings document (roofbench.ceilings) this build
  * writes and reads. */
-enum { CEILINGS_SCHEMA_VERSION = 1 };
+enum { CEILINGS_SCHEMA_VERSION = 2 };
 
 enum { ROOF_MAX_TEAMS = 16, ROOF_MAX_LEVELS = 8, ROOF_MAX_POINTS = 256 };
 
@@ -27,18 +27,29 @@ int roofline_level_name_ok(const char *name);
 typedef struct {
     char name[16];
     double gbs;
+    double spread;       /* how far the roof's best point in the level lies
+                            above gbs, as a fraction (0.05: 5%)        */
+    char kernel[16];     /* the bandwidth kernel that set it ("read2")  */
     double starts_bytes; /* working set (all threads) of its first point */
     double ends_bytes;   /* and of its last                             */
 } roof_level;
 
+/* One access mix's bandwidth roof (kernel.h, rb_access): the levels of the
+ * best of its kernels, and their envelope. */
+typedef struct {
+    int present;
+    roof_level levels[ROOF_MAX_LEVELS];
+    size_t nlevels;
+    double curve_bytes[ROOF_MAX_POINTS]; /* the envelope itself        */
+    double curve_gbs[ROOF_MAX_POINTS];
+    size_t npoints;
+} roof_bw;
+
 typedef struct {
     int threads;
     double peak_gflops[RB_NDTYPES]; /* 0 when not measured */
-    roof_level levels[ROOF_MAX_LEVELS];
-    size_t nlevels;
-    double curve_bytes[ROOF_MAX_POINTS]; /* the read curve itself         */
-    double curve_gbs[ROOF_MAX_POINTS];
-    size_t npoints;
+    double peak_spread[RB_NDTYPES]; /* best over median sample, minus 1 */
+    roof_bw bw[RB_NACCESS];
 } roof_team;
 
 typedef struct {
@@ -46,6 +57,12 @@ typedef struct {
     roof_team teams[ROOF_MAX_TEAMS];
     size_t nteams;
 } roofline;
+
+/* The read roof of a team (every team of a document has one). */
+const roof_bw *roof_team_read(const roof_team *t);
+/* The roof of a mix: its own, or the read roof where it was not
+ * measured. */
+const roof_bw *roof_team_bw(const roof_team *t, rb_access mix);
 
 /* From a ceilings document: its schema, version and status (complete),
  * and each team checked; errors start with what and name the field, as
@@ -62,19 +79,33 @@ int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
 typedef struct {
     roof_level level; /* where the working set falls; between two
                          plateaus "L3>DRAM" with the bandwidth the
-                         curve shows at that size                 */
+                         envelope shows at that size                */
+    rb_access mix;    /* the roof used: the kernel's own access mix, or
+                         read where the mixed roof was not measured  */
     double peak_gflops;
     double attainable_gflops; /* min(peak, intensity x level bandwidth)  */
     int compute_bound;        /* 1: the peak binds; 0: the level's roof  */
     double fraction;          /* measured / attainable                   */
+    double spread;            /* the binding roof's own spread           */
+    int above;                /* fraction > 1 + spread: above the
+                                 measured roof, beyond its noise         */
 } roof_bound;
 
-/* The bound of a point with the given counts on a team of threads. Returns
- * 0, or -1 with the reason in why ("no roofline for 2 threads (it has
- * 1)", no peak for the dtype, no level). */
-int roofline_bound(const roofline *r, int threads, rb_dtype dt, uint64_t flops,
-                   uint64_t bytes, double measured_gflops, roof_bound *out,
-                   char *why, size_t whylen);
+/* The bound of a point with the given counts and access mix on a team of
+ * threads. Returns 0, or -1 with the reason in why ("no roofline for 2
+ * threads (it has 1)", no peak for the dtype, no level). */
+int roofline_bound(const roofline *r, int threads, rb_dtype dt, rb_access mix,
+                   uint64_t flops, uint64_t bytes, double measured_gflops,
+                   roof_bound *out, char *why, size_t whylen);
+
+/* The name a table shows for the roof that bound a point: "compute", or
+ * the level's kernel ("read2", "triad"; "L3>DRAM" between two levels). */
+const char *roof_bound_roof(const roof_bound *b);
+
+/* One team's roofline in a line: "roofline, 2 threads: peak f32 345.3
+ * f64 166.3 GFLOP/s; read L1 468.4 (read2), ..., DRAM 28.2 (read2);
+ * mixed L1 698.1 (triad), ... GB/s". */
+void roofline_describe(const roof_team *t, char *buf, size_t len);
 
 /* The measured host as a profile (id "host"): fp32 and fp64 peaks of the
  * largest team, its DRAM plateau as the memory bandwidth. Fails when the

@@ -192,9 +192,10 @@ const roof_team *sweep_team(const roofline *r, int threads)
 
 const roof_level *sweep_level(const roof_team *t, const char *name)
 {
-    for (size_t l = 0; l < t->nlevels; l++)
-        if (strcmp(t->levels[l].name, name) == 0)
-            return &t->levels[l];
+    const roof_bw *b = roof_team_read(t);
+    for (size_t l = 0; l < b->nlevels; l++)
+        if (strcmp(b->levels[l].name, name) == 0)
+            return &b->levels[l];
     return NULL;
 }
 
@@ -203,12 +204,13 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
 {
     const roof_level *lv = sweep_level(t, name);
     if (!lv) {
+        const roof_bw *b = roof_team_read(t);
         char have[96] = "";
-        for (size_t l = 0; l < t->nlevels; l++)
+        for (size_t l = 0; l < b->nlevels; l++)
             snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
-                     l ? ", " : "", t->levels[l].name);
+                     l ? ", " : "", b->levels[l].name);
         snprintf(why, whylen, "no %s plateau in the %d-thread roofline (it has %s)",
-                 name, t->threads, t->nlevels ? have : "none");
+                 name, t->threads, b->nlevels ? have : "none");
         return -1;
     }
     const int dram = strcmp(name, "DRAM") == 0;

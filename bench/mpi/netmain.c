@@ -162,6 +162,7 @@ static int run(const rb_machine *m, const network_opts *o,
             const rb_dtype *dts = st->plan.dtypes;
             const int one = 1;
             rc = session_roofline(&s, &st->roof, &one, 1, dts, st->plan.ndtypes,
+                                  1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED,
                                   &interrupted, e);
         }
     }

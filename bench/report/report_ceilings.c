@@ -127,39 +127,60 @@ static json_t *cache_json(jdoc *d, const ceil_cache *c)
         "note", c->note);
 }
 
-/* A team's roofline: peaks, GEMM, the read curve's levels and the curve
- * itself (best samples), for working sets between two plateaus. */
+/* One access mix's roof: the kernels of its envelope, the levels (each
+ * with the kernel that set it and its spread) and the envelope itself,
+ * for working sets between two plateaus. */
+static json_t *roof_json(jdoc *d, const ceil_roof *r, rb_access mix)
+{
+    json_t *kernels = json_array(), *levels = json_array(),
+           *curve = json_array();
+    for (int k = 0; k < BW_NKERNELS; k++)
+        if (r->kernels >> k & 1u)
+            jd_push(d, kernels, "kernels",
+                    json_string(bw_kernel_name((bw_kernel)k)));
+    for (size_t i = 0; i < r->nlevels; i++) {
+        const plateau *l = &r->levels[i];
+        jd_push(d, levels, "levels",
+                jd_pack(d, "{s:s, s:o, s:o, s:s, s:o, s:o}", "name", l->name,
+                        "gbs", jd_num(l->gbs), "spread",
+                        jd_num(r->level_spread[i]), "kernel",
+                        bw_kernel_name((bw_kernel)r->level_kernel[i]),
+                        "starts_bytes", jd_num(l->first_bytes), "ends_bytes",
+                        jd_num(l->last_bytes)));
+    }
+    for (size_t i = 0; i < r->npoints; i++)
+        jd_push(d, curve, "curve",
+                jd_pack(d, "[o, o]", jd_num(r->bytes[i]), jd_num(r->gbs[i])));
+    return jd_pack(d, "{s:s, s:o, s:o, s:o}", "mix", rb_access_name(mix),
+                   "kernels", kernels, "levels", levels, "curve", curve);
+}
+
+/* A team's roofline: peaks (with the spread of the best peak kernel's
+ * samples), GEMM, and the roof of each access mix that was swept. */
 static json_t *team_json(jdoc *d, const ceilings_result *res,
                          const ceil_team *t)
 {
-    json_t *peak = json_object(), *variant = json_object(),
-           *gemm = json_object(), *levels = json_array(), *curve = json_array();
+    json_t *peak = json_object(), *spread = json_object(),
+           *variant = json_object(), *gemm = json_object(),
+           *roofs = json_array();
     for (int k = 0; k < res->plan.ndtypes; k++) {
         const rb_dtype dt = res->plan.dtypes[k];
         if (t->peak[dt] > 0.0) {
             jd_set(d, peak, rb_dtype_name(dt), jd_num(t->peak[dt]));
+            jd_set(d, spread, rb_dtype_name(dt), jd_num(t->peak_spread[dt]));
             jd_set(d, variant, rb_dtype_name(dt), json_string(t->variant[dt]));
         }
         if (t->gemm[dt] > 0.0)
             jd_set(d, gemm, rb_dtype_name(dt), jd_num(t->gemm[dt]));
     }
-    const ceil_curve *read = t->read >= 0 ? &res->curves[t->read] : NULL;
-    for (size_t i = 0; read && i < read->nlevels; i++) {
-        const plateau *l = &read->levels[i];
-        jd_push(d, levels, "levels",
-                jd_pack(d, "{s:s, s:o, s:o, s:o}", "name", l->name, "gbs",
-                        jd_num(l->gbs), "starts_bytes", jd_num(l->first_bytes),
-                        "ends_bytes", jd_num(l->last_bytes)));
-    }
-    for (size_t i = 0; read && i < read->npoints; i++)
-        jd_push(d, curve, "curve",
-                jd_pack(d, "[o, o]", jd_num(read->points[i].bytes),
-                        jd_num(read->points[i].gbs_best)));
-    return jd_pack(d, "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "threads",
+    for (int m = 0; m < RB_NACCESS; m++)
+        if (t->roofs[m].present)
+            jd_push(d, roofs, "roofs",
+                    roof_json(d, &t->roofs[m], (rb_access)m));
+    return jd_pack(d, "{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "threads",
                    t->threads, "ghz", jd_num(t->ghz), "peak_gflops", peak,
-                   "peak_variant", variant, "gemm_gflops", gemm, "levels",
-                   levels, "curve", curve, "levels_from",
-                   read ? "read" : "none (read kernel not swept)");
+                   "peak_spread", spread, "peak_variant", variant,
+                   "gemm_gflops", gemm, "roofs", roofs);
 }
 
 char *report_ceilings_json(const ceilings_result *res, const json_t *context,
@@ -213,7 +234,7 @@ char *report_ceilings_levels_csv(const ceilings_result *res)
 {
     csv c = {0};
     csv_header(&c, "kernel,threads,level,gbs,first_bytes,last_bytes,"
-                   "next_bytes");
+                   "next_bytes,set_by");
     for (int i = 0; i < res->ncurves; i++) {
         const ceil_curve *cv = &res->curves[i];
         for (size_t j = 0; j < cv->nlevels; j++) {
@@ -225,9 +246,30 @@ char *report_ceilings_levels_csv(const ceilings_result *res)
             csv_num(&c, "%.0f", l->first_bytes);
             csv_num(&c, "%.0f", l->last_bytes);
             csv_num(&c, "%.0f", l->next_bytes);
+            csv_empty(&c);
             csv_end(&c);
         }
     }
+    /* the roofs, as kernels "roof-read" and "roof-mixed" */
+    for (int i = 0; i < res->nteams; i++)
+        for (int m = 0; m < RB_NACCESS; m++) {
+            const ceil_roof *r = &res->teams[i].roofs[m];
+            for (size_t j = 0; j < r->nlevels; j++) {
+                const plateau *l = &r->levels[j];
+                char name[16];
+                snprintf(name, sizeof(name), "roof-%s",
+                         rb_access_name((rb_access)m));
+                csv_str(&c, name);
+                csv_int(&c, (unsigned long long)res->teams[i].threads);
+                csv_str(&c, l->name);
+                csv_num(&c, "%.6g", l->gbs);
+                csv_num(&c, "%.0f", l->first_bytes);
+                csv_num(&c, "%.0f", l->last_bytes);
+                csv_num(&c, "%.0f", l->next_bytes);
+                csv_str(&c, bw_kernel_name((bw_kernel)r->level_kernel[j]));
+                csv_end(&c);
+            }
+        }
     return sb_take(&c.sb);
 }
 
@@ -251,15 +293,22 @@ static void team_text(const ceilings_result *res, const ceil_team *t, FILE *f)
             fprintf(f, "%s %s %.1f", gemm++ ? "" : "; OpenBLAS GEMM",
                     rb_dtype_name(dt), t->gemm[dt]);
     }
-    fprintf(f, "\n  %-5s %10s %14s %12s %12s\n", "level", "GB/s", "ends near",
-            "ridge f32", "ridge f64");
-    const ceil_curve *read = t->read >= 0 ? &res->curves[t->read] : NULL;
-    for (size_t i = 0; read && i < read->nlevels; i++) {
-        const plateau *l = &read->levels[i];
-        fprintf(f, "  %-5s %10.1f %10.0f KiB", l->name, l->gbs,
-                l->last_bytes / 1024);
-        fprintf(f, " %9.2f F/B", f32 > 0 ? f32 / l->gbs : NAN);
-        fprintf(f, " %9.2f F/B\n", f64 > 0 ? f64 / l->gbs : NAN);
+    for (int m = 0; m < RB_NACCESS; m++) {
+        const ceil_roof *r = &t->roofs[m];
+        if (!r->present)
+            continue;
+        fprintf(f, "\n  %-5s roof %-5s %8s %14s %-7s %6s %10s %10s\n", "level",
+                rb_access_name((rb_access)m), "GB/s", "ends near", "kernel",
+                "spread", "ridge f32", "ridge f64");
+        for (size_t i = 0; i < r->nlevels; i++) {
+            const plateau *l = &r->levels[i];
+            fprintf(f, "  %-5s %19.1f %10.0f KiB %-7s %5.0f%%", l->name, l->gbs,
+                    l->last_bytes / 1024,
+                    bw_kernel_name((bw_kernel)r->level_kernel[i]),
+                    100.0 * r->level_spread[i]);
+            fprintf(f, " %6.2f F/B", f32 > 0 ? f32 / l->gbs : NAN);
+            fprintf(f, " %6.2f F/B\n", f64 > 0 ? f64 / l->gbs : NAN);
+        }
     }
 }
 

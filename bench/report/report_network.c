@@ -453,16 +453,18 @@ static char *roofs_csv(const network_doc *d, const network_analysis *a)
             csv_num(&c, "%.6g", peak);
             csv_end(&c);
         }
-        /* the diagonals: memory levels of the 1-thread roofline, the link */
-        for (size_t l = 0; team && l <= team->nlevels; l++) {
-            const int link = l == team->nlevels;
+        /* the diagonals: memory levels of the 1-thread roofline (mixed: the
+         * sharded matmul writes C), the link */
+        const roof_bw *b = team ? roof_team_bw(team, RB_ACCESS_MIXED) : NULL;
+        for (size_t l = 0; b && l <= b->nlevels; l++) {
+            const int link = l == b->nlevels;
             if (link && !a->has_link)
                 continue;
             const double gbs =
-                link ? a->link.bandwidth / 1e9 : team->levels[l].gbs;
+                link ? a->link.bandwidth / 1e9 : b->levels[l].gbs;
             char name[48];
             snprintf(name, sizeof(name), "%s",
-                     link ? "link" : team->levels[l].name);
+                     link ? "link" : b->levels[l].name);
             for (double x = lo; x <= hi * 1.0001; x *= pow(10.0, 0.125)) {
                 if (x * gbs > peak * 1.0001)
                     break;

@@ -456,8 +456,9 @@ static const roof_team *chart_team(const orders_doc *doc)
     return &r->teams[0];
 }
 
-/* orders-roofline.csv: the host's peaks per dtype and memory levels, the
- * only figures the chart needs beside orders.csv. */
+/* orders-roofline.csv: the host's peaks per dtype and memory levels (of
+ * the mixed roof: every form writes C), the only figures the chart needs
+ * beside orders.csv. */
 static char *roofline_csv(const orders_doc *doc)
 {
     const roof_team *t = chart_team(doc);
@@ -469,10 +470,12 @@ static char *roofline_csv(const orders_doc *doc)
         csv_num(&c, "%.6g", t->peak_gflops[doc->plan->dtypes[d]]);
         csv_end(&c);
     }
-    for (size_t l = 0; l < t->nlevels; l++) {
+    /* the forms write C: the mixed roof where it was measured */
+    const roof_bw *b = roof_team_bw(t, RB_ACCESS_MIXED);
+    for (size_t l = 0; l < b->nlevels; l++) {
         csv_str(&c, "level");
-        csv_str(&c, t->levels[l].name);
-        csv_num(&c, "%.6g", t->levels[l].gbs);
+        csv_str(&c, b->levels[l].name);
+        csv_num(&c, "%.6g", b->levels[l].gbs);
         csv_end(&c);
     }
     return sb_take(&c.sb);

@@ -20,6 +20,20 @@ static double num(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The levels of a team's roof of that mix ("read" or "mixed"), or NULL. */
+static const json_t *roof_levels(const json_t *team, const char *mix)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(team, "roofs"), i, r)
+    {
+        const char *m = json_string_value(json_object_get(r, "mix"));
+        if (m && strcmp(m, mix) == 0)
+            return json_object_get(r, "levels");
+    }
+    return NULL;
+}
+
 static const char *str(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
@@ -338,7 +352,7 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                  * line, moved right past kernels and roofs it would
                  * cover */
                 double slow = INFINITY;
-                json_array_foreach(json_object_get(team, "levels"), j, p)
+                json_array_foreach(roof_levels(team, "read"), j, p)
                 {
                     if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
                         slow = num(p, "gbs");
@@ -355,7 +369,7 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
             }
             /* each level's diagonal up to the top peak */
             int level = 0;
-            json_array_foreach(json_object_get(team, "levels"), j, p)
+            json_array_foreach(roof_levels(team, "read"), j, p)
             {
                 const double bw = num(p, "gbs");
                 if (!(bw > 0))
@@ -630,20 +644,25 @@ int report_roofline_json(runfolder *f, const json_t *ceilings, rb_err *e)
             jd_push(&j, gflops, "gflops",
                     jd_pack(&j, "[s, o]", name, jd_num(g)));
         }
-        json_array_foreach(json_object_get(team, "levels"), k, p)
-        {
-            char name[96];
-            snprintf(name, sizeof(name), "%.15s, %lld thread%s", str(p, "name"),
-                     th, rb_plural(th));
-            jd_push(&j, gbytes, "gbytes",
-                    jd_pack(&j, "[s, o]", name, jd_num(num(p, "gbs"))));
-            jd_push(&j, side, "ceilings",
-                    jd_pack(&j, "{s:s, s:s, s:o, s:n, s:s}", "name", name,
-                            "unit", "GB/s", "measured", jd_num(num(p, "gbs")),
-                            "theoretical", "theoretical_unavailable",
-                            "no spec-sheet bandwidth for this host: roofbench "
-                            "reads bandwidth from the read sweep only"));
-        }
+        static const char *const mixes[2] = {"read", "mixed"};
+        for (int m = 0; m < 2; m++)
+            json_array_foreach(roof_levels(team, mixes[m]), k, p)
+            {
+                char name[128];
+                snprintf(name, sizeof(name), "%.15s %s (%.15s), %lld thread%s",
+                         str(p, "name"), mixes[m], str(p, "kernel"), th,
+                         rb_plural(th));
+                jd_push(&j, gbytes, "gbytes",
+                        jd_pack(&j, "[s, o]", name, jd_num(num(p, "gbs"))));
+                jd_push(&j, side, "ceilings",
+                        jd_pack(&j, "{s:s, s:s, s:o, s:o, s:n, s:s}", "name",
+                                name, "unit", "GB/s", "measured",
+                                jd_num(num(p, "gbs")), "spread",
+                                jd_num(num(p, "spread")), "theoretical",
+                                "theoretical_unavailable",
+                                "no spec-sheet bandwidth for this host: "
+                                "roofbench measures bandwidth only"));
+            }
     }
     json_t *root =
         jd_pack(&j, "{s:s, s:i, s:O, s:{s:{s:o}, s:{s:o}}, s:o}", "schema",

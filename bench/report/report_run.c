@@ -21,17 +21,34 @@ static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof,
 {
     roof_bound b;
     snprintf(why, whylen, "no roofline");
-    if (!roof || roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
-                                r->counts.bytes, harness_row_gflops(r), &b, why,
-                                whylen) != 0)
+    if (!roof || roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
+                                r->counts.flops, r->counts.bytes,
+                                harness_row_gflops(r), &b, why, whylen) != 0)
         return json_null();
     why[0] = '\0';
-    return jd_pack(d, "{s:s, s:o, s:o, s:o, s:s, s:o}", "level", b.level.name,
-                   "level_gbs", jd_num(b.level.gbs), "peak_gflops",
-                   jd_num(b.peak_gflops), "attainable_gflops",
-                   jd_num(b.attainable_gflops), "binds",
-                   b.compute_bound ? "compute" : b.level.name,
-                   "fraction_of_attainable", jd_num(b.fraction));
+    json_t *o =
+        jd_pack(d, "{s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:s, s:o, s:o, s:b}",
+                "level", b.level.name, "level_gbs", jd_num(b.level.gbs), "mix",
+                rb_access_name(b.mix), "roof", roof_bound_roof(&b),
+                "peak_gflops", jd_num(b.peak_gflops), "attainable_gflops",
+                jd_num(b.attainable_gflops), "spread", jd_num(b.spread),
+                "binds", b.compute_bound ? "compute" : b.level.name,
+                "fraction_of_attainable", jd_num(b.fraction), "limit_fraction",
+                jd_num(1.0 + b.spread), "above_measured_roof", b.above);
+    if (b.above) {
+        char note[200];
+        snprintf(note, sizeof(note),
+                 "above the measured roof: %.0f%% of %.4g GFLOP/s (%s), "
+                 "beyond the roof's own spread of %.0f%%",
+                 100.0 * b.fraction, b.attainable_gflops, roof_bound_roof(&b),
+                 100.0 * b.spread);
+        jd_set(d, o, "note", json_string(note));
+    }
+    if (b.mix != r->kernel->access)
+        jd_set(d, o, "mix_note",
+               json_string("the mixed roof was not measured: judged against "
+                           "the read roof"));
+    return o;
 }
 
 /* The counters of a row: per event the count per call, or unavailable
@@ -155,15 +172,19 @@ static void csv_row(csv *c, const harness_row *r, const roofline *roof)
     csv_num(c, "%.3g", r->check_after.tol);
     roof_bound b;
     char why[256];
-    if (roof && roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
-                               r->counts.bytes, harness_row_gflops(r), &b, why,
-                               sizeof(why)) == 0) {
+    if (roof &&
+        roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
+                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
+                       &b, why, sizeof(why)) == 0) {
         csv_str(c, b.level.name);
         csv_num(c, "%.6g", b.attainable_gflops);
         csv_str(c, b.compute_bound ? "compute" : b.level.name);
         csv_num(c, "%.4g", b.fraction);
+        csv_str(c, roof_bound_roof(&b));
+        csv_num(c, "%.4g", b.spread);
+        csv_int(c, (unsigned long long)b.above);
     } else {
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 7; i++)
             csv_empty(c);
     }
     csv_end(c);
@@ -177,7 +198,8 @@ char *report_run_csv(const run_doc *doc, rb_err *e)
                    "time_min_s,time_median_s,time_mean_s,cv,gflops_best,"
                    "gflops_median,gbytes_best,gbytes_median,verify_max_rel_err,"
                    "verify_tolerance,roof_level,roof_attainable_gflops,"
-                   "roof_binds,roof_fraction");
+                   "roof_binds,roof_fraction,roof_kernel,roof_spread,"
+                   "roof_above");
     for (size_t i = 0; i < doc->res->nrows; i++)
         csv_row(&c, &doc->res->rows[i], doc->roof);
     char *text = sb_take(&c.sb);
@@ -192,18 +214,9 @@ char *report_run_csv(const run_doc *doc, rb_err *e)
 void report_run_roofline_text(const roofline *roof, FILE *f)
 {
     for (size_t i = 0; i < roof->nteams; i++) {
-        const roof_team *t = &roof->teams[i];
-        fprintf(f, "  roofline, %d thread%s: peak", t->threads,
-                rb_plural(t->threads));
-        for (int d = 0; d < RB_NDTYPES; d++)
-            if (t->peak_gflops[d] > 0.0)
-                fprintf(f, " %s %.1f", rb_dtype_name((rb_dtype)d),
-                        t->peak_gflops[d]);
-        fprintf(f, " GFLOP/s;");
-        for (size_t l = 0; l < t->nlevels; l++)
-            fprintf(f, " %s %.1f GB/s%s", t->levels[l].name, t->levels[l].gbs,
-                    l + 1 < t->nlevels ? "," : "");
-        fprintf(f, "\n");
+        char line[640];
+        roofline_describe(&roof->teams[i], line, sizeof(line));
+        fprintf(f, "  %s\n", line);
     }
 }
 
@@ -226,15 +239,16 @@ static void header_text(FILE *f)
 {
     fprintf(f,
             "%-16s %-13s %-5s %-13s %3s %-7s %9s %9s %7s %10s %10s %5s "
-            "%8s %8s %7s %-8s %8s %6s %-8s\n",
+            "%8s %8s %7s %-8s %8s %7s %-8s\n",
             "kernel", "form", "dtype", "shape", "thr", "PUs", "FLOPs", "bytes",
             "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s", "GB/s",
-            "err/tol", "level", "roof", "%roof", "binds");
+            "err/tol", "level", "roof", "%roof", "roof by");
 }
 
-/* One row; the reason it has no roof goes to why (the first seen). */
+/* One row; the reason it has no roof goes to why (the first seen), and
+ * *above counts the rows above their measured roof. */
 static void row_text(const harness_row *r, const roofline *roof, FILE *f,
-                     char *why, size_t whylen)
+                     char *why, size_t whylen, int *above)
 {
     char shape[64], pus[sizeof(r->binding) + 1];
     format_shape(r, shape, sizeof(shape));
@@ -253,14 +267,16 @@ static void row_text(const harness_row *r, const roofline *roof, FILE *f,
             (double)r->counts.bytes / r->time.min / 1e9, err);
     roof_bound b;
     char reason[256] = "no roofline";
-    if (roof && roofline_bound(roof, r->threads, r->dtype, r->counts.flops,
-                               r->counts.bytes, harness_row_gflops(r), &b,
-                               reason, sizeof(reason)) == 0) {
-        fprintf(f, "%-8s %8.2f %5.1f%% %-8s\n", b.level.name,
-                b.attainable_gflops, 100.0 * b.fraction,
-                b.compute_bound ? "compute" : b.level.name);
+    if (roof &&
+        roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
+                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
+                       &b, reason, sizeof(reason)) == 0) {
+        fprintf(f, "%-8s %8.2f %5.1f%%%s %-8s\n", b.level.name,
+                b.attainable_gflops, 100.0 * b.fraction, b.above ? "!" : " ",
+                roof_bound_roof(&b));
+        *above += b.above;
     } else {
-        fprintf(f, "%-8s %8s %6s %-8s\n", "n/a", "n/a", "n/a", "n/a");
+        fprintf(f, "%-8s %8s %7s %-8s\n", "n/a", "n/a", "n/a", "n/a");
         if (!why[0])
             snprintf(why, whylen, "%s", reason);
     }
@@ -287,10 +303,11 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
             fprintf(f, "counters: %s unavailable: %s\n", doc->events->name[i],
                     doc->events->reason[i]);
     char why[256] = "";
+    int above = 0;
     for (size_t i = 0; i < doc->res->nrows; i++) {
         if (i == 0)
             header_text(f);
-        row_text(&doc->res->rows[i], doc->roof, f, why, sizeof(why));
+        row_text(&doc->res->rows[i], doc->roof, f, why, sizeof(why), &above);
     }
     fprintf(f,
             "%zu row%s. PUs: the binding each thread obtained (checked), "
@@ -299,6 +316,16 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
             "minimum time and the analytic counts; err/tol: the largest\n"
             "verification error as a fraction of its tolerance.\n",
             doc->res->nrows, rb_plural((long long)doc->res->nrows));
+    fprintf(f, "roof by: the kernel that measured the bound (read, read2, "
+               "read4 for kernels that\nonly read; copy, triad too for kernels "
+               "that write), or compute (the peak).\n");
+    if (above)
+        fprintf(f,
+                "! %d row%s above the measured roof by more than the roof's "
+                "own spread: the roof\nis not a bound there (the machine "
+                "changed, or no bandwidth kernel matches the\naccess); "
+                "results.json gives both figures.\n",
+                above, rb_plural(above));
     if (why[0])
         fprintf(f, "n/a: %s\n", why);
     fprintf(f, "Written: %s/results.json, results.csv\n", dir);

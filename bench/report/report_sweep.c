@@ -16,7 +16,7 @@
 static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
 {
     char why[160];
-    return doc->roof ? roofline_bound(doc->roof, r->threads, r->dtype,
+    return doc->roof ? roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
                                       r->counts.flops, r->counts.bytes,
                                       harness_row_gflops(r), b, why,
                                       sizeof(why))
@@ -62,7 +62,8 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
     if (lv) {
         c->bw = lv->gbs;
         snprintf(c->bw_level, sizeof(c->bw_level), "%s", lv->name);
-    } else if (roofline_bound(doc->roof, threads, dt, 1, (uint64_t)wbytes, 0.0,
+    } else if (roofline_bound(doc->roof, threads, dt, RB_ACCESS_READ, 1,
+                              (uint64_t)wbytes, 0.0,
                               &b, why, sizeof(why)) == 0) {
         c->bw = b.level.gbs;
         snprintf(c->bw_level, sizeof(c->bw_level), "%s", b.level.name);
@@ -386,7 +387,7 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
     csv_num(c, "%.6g", frac_of(med, peak));
     roof_bound b;
     char why[256];
-    if (doc->roof && roofline_bound(doc->roof, r->threads, r->dtype,
+    if (doc->roof && roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
                                     r->counts.flops, r->counts.bytes, best, &b,
                                     why, sizeof(why)) == 0) {
         csv_str(c, b.level.name);

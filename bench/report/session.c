@@ -100,15 +100,17 @@ static void set_ceilings(session *s, const char *source, json_t *doc)
 
 /* Measures the quick roofline into res, and its document as text. */
 static int measure(const rb_machine *m, const int *threads, int nthreads,
-                   const rb_dtype *dtypes, int ndtypes, const json_t *context,
-                   ceilings_result *res, char **text, rb_err *e)
+                   const rb_dtype *dtypes, int ndtypes, unsigned mixes,
+                   const json_t *context, ceilings_result *res, char **text,
+                   rb_err *e)
 {
     ceilings_plan cp;
     ceilings_plan_roofline(&cp, m->ncores, m->isa, (double)host_mem_available(),
-                           threads, nthreads, dtypes, ndtypes);
+                           threads, nthreads, dtypes, ndtypes, mixes);
     progress_say("measuring the host roofline first (peak at the widest "
-                 "vector width, read bandwidth 4 KiB to 1 GiB; --ceilings "
-                 "FILE reuses one)");
+                 "vector width, bandwidth of read, read2, read4%s from 4 KiB "
+                 "to 1 GiB; --ceilings FILE reuses one)",
+                 mixes >> RB_ACCESS_MIXED & 1u ? ", copy and triad" : "");
     int rc = ceilings_measure(m->topo, &cp, &m->cpu, res, e);
     *text = NULL;
     if (!rc && !res->interrupted)
@@ -120,18 +122,8 @@ static int measure(const rb_machine *m, const int *threads, int nthreads,
 static void say_roofline(const roofline *roof)
 {
     for (size_t i = 0; i < roof->nteams; i++) {
-        const roof_team *t = &roof->teams[i];
-        char line[400];
-        int n = snprintf(line, sizeof(line), "roofline, %d thread%s: peak",
-                         t->threads, rb_plural(t->threads));
-        for (int d = 0; d < RB_NDTYPES; d++)
-            if (t->peak_gflops[d] > 0.0)
-                n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f",
-                              rb_dtype_name((rb_dtype)d), t->peak_gflops[d]);
-        n += snprintf(line + n, sizeof(line) - (size_t)n, " GFLOP/s;");
-        for (size_t l = 0; l < t->nlevels && n < (int)sizeof(line); l++)
-            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f GB/s",
-                          t->levels[l].name, t->levels[l].gbs);
+        char line[640];
+        roofline_describe(&roof->teams[i], line, sizeof(line));
         progress_say("%s", line);
     }
 }
@@ -167,7 +159,7 @@ void session_roof_free(session_roof *r)
 
 int session_roofline(session *s, session_roof *r, const int *threads,
                      int nthreads, const rb_dtype *dtypes, int ndtypes,
-                     int *interrupted, rb_err *e)
+                     unsigned mixes, int *interrupted, rb_err *e)
 {
     *interrupted = 0;
     if (r->file) {
@@ -180,8 +172,8 @@ int session_roofline(session *s, session_roof *r, const int *threads,
     char *text = NULL;
     json_t *doc = NULL;
     roofline roof;
-    int rc = measure(s->m, threads, nthreads, dtypes, ndtypes, s->context, res,
-                     &text, e);
+    int rc = measure(s->m, threads, nthreads, dtypes, ndtypes, mixes,
+                     s->context, res, &text, e);
     *interrupted = res->interrupted;
     if (!rc && text)
         rc = session_put(s, "ceilings.json", text, strlen(text), e);
@@ -214,8 +206,8 @@ int session_measure_roofline(const rb_machine *m, const int *threads,
     json_t *doc = NULL;
     int rc = interrupt_install(NULL, NULL, e);
     if (!rc)
-        rc = measure(m, threads, nthreads, dtypes, ndtypes, context, res, &text,
-                     e);
+        rc = measure(m, threads, nthreads, dtypes, ndtypes,
+                     1u << RB_ACCESS_READ, context, res, &text, e);
     if (!rc && res->interrupted)
         rc = rb_fail(e, RB_EINPUT, "interrupted");
     if (!rc)

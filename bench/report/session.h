@@ -72,13 +72,14 @@ int session_roof_load(const rb_machine *m, const char *file, session_roof *r,
 void session_roof_free(session_roof *r);
 
 /* The roofline into r: the loaded one, or measured now for these thread
- * counts and dtypes (the quick roofline of ceilings_plan_roofline) and
+ * counts, dtypes and access mixes (the quick roofline of
+ * ceilings_plan_roofline; mixes a mask of 1 << rb_access) and
  * written to the folder as ceilings.json. Either way the context gets a
  * `ceilings` entry (source and roofline block). With an interrupt during
  * the measurement, RB_OK and *interrupted set. */
 int session_roofline(session *s, session_roof *r, const int *threads,
                      int nthreads, const rb_dtype *dtypes, int ndtypes,
-                     int *interrupted, rb_err *e);
+                     unsigned mixes, int *interrupted, rb_err *e);
 
 /* Takes the text of the command's main document (results.json,
  * ceilings.json, orders.json) as the writer wrote it: --json prints it. */
