@@ -256,7 +256,39 @@ static void test_run_files(void)
         CHECK(json_real_value(json_object_get(roof, "attainable_gflops")) >
               0.0);
         CHECK(json_string_value(json_object_get(roof, "binds")) != NULL);
+        /* judged against its access mix's roof (dot reads; matmul writes
+         * C), with the roof's kernel, spread and the above-roof verdict */
+        const int is_dot = strcmp(jstr(row, "kernel", NULL), "dot") == 0;
+        CHECK_STR_HAS(jstr(roof, "mix", NULL), is_dot ? "read" : "mixed");
+        CHECK(jstr(roof, "roof", NULL) != NULL);
+        CHECK(json_number_value(json_object_get(roof, "spread")) >= 0.0);
+        CHECK(json_is_boolean(json_object_get(roof, "above_measured_roof")));
+        CHECK(json_is_true(json_object_get(roof, "above_measured_roof")) ==
+              (json_number_value(json_object_get(
+                   roof, "fraction_of_attainable")) >
+               json_number_value(json_object_get(roof, "limit_fraction"))));
+        /* drift: the clock just before and after its samples, a verdict */
+        json_t *clk = json_object_get(row, "clock_ghz");
+        CHECK(json_number_value(json_object_get(clk, "before")) > 0.1);
+        CHECK(json_number_value(json_object_get(clk, "after")) > 0.1);
+        json_t *st = json_object_get(row, "stability");
+        CHECK(json_is_boolean(json_object_get(st, "unstable")));
+        CHECK(json_is_array(json_object_get(st, "reasons")));
+        CHECK(json_is_true(json_object_get(st, "unstable")) ==
+              (json_array_size(json_object_get(st, "reasons")) > 0));
     }
+    /* each roof level probed at the start and the end of the run */
+    json_t *stab = json_object_get(doc, "stability");
+    json_t *probes = json_object_get(stab, "probes");
+    CHECK(json_array_size(probes) >= 2);
+    json_t *pr;
+    json_array_foreach(probes, i, pr)
+    {
+        CHECK(json_number_value(json_object_get(pr, "start_gbs")) > 0.0);
+        CHECK(json_number_value(json_object_get(pr, "end_gbs")) > 0.0);
+        CHECK(json_is_boolean(json_object_get(pr, "moved")));
+    }
+    CHECK(json_is_boolean(json_object_get(stab, "unstable")));
     CHECK_STR_HAS(jstr(ctx, "ceilings", "source"), ceilfile);
     json_decref(doc);
     char text[8192];

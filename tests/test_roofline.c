@@ -9,7 +9,9 @@
 
 #include "ceilings.h"
 #include "check.h"
+#include "drift.h"
 #include "plateau.h"
+#include "report_run.h"
 #include "roofline.h"
 
 #define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel)*fabs(b))
@@ -715,6 +717,138 @@ static void test_golden_roofline(void)
     CHECK(NEAR(p.mem_bw, rd->levels[rd->nlevels - 1].gbs * 1e9, 1e-9));
 }
 
+/* The drift rules on synthetic figures: a change beyond the noise moves,
+ * within it does not, a missing end never does; the probe plan takes one
+ * probe per roof level at the middle of its working sets, not twice where
+ * the mixed roof's level is the read roof's; a transition row is judged by
+ * the neighbour that moved most. */
+static void test_drift(void)
+{
+    double change, noise;
+    CHECK(!drift_moved(2.0, 2.05, DRIFT_CLOCK_NOISE, &change));
+    CHECK(NEAR(change, 0.025, 1e-12));
+    CHECK(drift_moved(4.2, 2.1, DRIFT_CLOCK_NOISE, &change));
+    CHECK(NEAR(change, -0.5, 1e-12));
+    CHECK(!drift_moved(0.0, 2.1, DRIFT_CLOCK_NOISE, &change) && isnan(change));
+    json_t *doc = hand_doc();
+    roofline r;
+    rb_err e;
+    CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
+    json_decref(doc);
+    const int one = 1;
+    drift_probes ps;
+    drift_plan(&r, &one, 1, 1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED, &ps);
+    /* read L1, L2, DRAM; mixed L1 (triad) only: its L2 and DRAM are the
+     * read roof's levels with the same kernels */
+    CHECK_INT(ps.nprobes, 4);
+    CHECK(strcmp(ps.probes[0].level, "L1") == 0 &&
+          strcmp(ps.probes[0].kernel, "read") == 0 &&
+          NEAR(ps.probes[0].bytes, sqrt(4096.0 * 32768.0), 1e-12));
+    CHECK(ps.probes[3].mix == RB_ACCESS_MIXED &&
+          strcmp(ps.probes[3].kernel, "triad") == 0);
+    /* DRAM (read4) at both ends: 20 then 14 GB/s is -30%, beyond 5% */
+    drift_probe *dram = &ps.probes[2];
+    dram->gbs[0] = 20.0;
+    dram->gbs[1] = 14.0;
+    dram->have[0] = dram->have[1] = 1;
+    dram->spread[0] = 0.02;
+    dram->spread[1] = 0.08;
+    CHECK(drift_probe_moved(dram, &change, &noise));
+    CHECK(NEAR(change, -0.3, 1e-12) && noise == 0.08);
+    dram->gbs[1] = 19.0; /* -5%, within its 8% noise */
+    CHECK(!drift_probe_moved(dram, &change, &noise));
+    dram->have[1] = 0; /* never measured at the end: not a verdict */
+    CHECK(!drift_probe_moved(dram, &change, &noise) && isnan(change));
+    /* a mixed row in DRAM: the read roof's probe; in L1 its own */
+    CHECK(drift_probe_for(&ps, 1, RB_ACCESS_MIXED, "DRAM") == dram);
+    CHECK(drift_probe_for(&ps, 1, RB_ACCESS_MIXED, "L1") == &ps.probes[3]);
+    /* a transition: the neighbour that moved most */
+    dram->have[1] = 1;
+    dram->gbs[1] = 10.0;
+    ps.probes[1].have[0] = ps.probes[1].have[1] = 1;
+    ps.probes[1].gbs[0] = ps.probes[1].gbs[1] = 100.0;
+    CHECK(drift_probe_for(&ps, 1, RB_ACCESS_READ, "L2>DRAM") == dram);
+    CHECK(drift_probe_for(&ps, 2, RB_ACCESS_READ, "DRAM") == NULL);
+    /* no probe for a thread count the run does not use */
+    const int two = 2;
+    drift_plan(&r, &two, 1, 1u << RB_ACCESS_READ, &ps);
+    CHECK_INT(ps.nprobes, 0);
+}
+
+/* A constructed row above its roof: dot in f64 on 1e9 bytes (DRAM, 20 GB/s,
+ * spread 10%) at 130% of 0.125 x 20 GFLOP/s is flagged in the JSON, with
+ * both figures, and in the table; one at 105% is not. */
+static void test_flag_row(void)
+{
+    json_t *hd = hand_doc();
+    roofline r;
+    rb_err e;
+    CHECK_INT(roofline_from_doc(hd, "hand", &r, &e), RB_OK);
+    json_decref(hd);
+    static double samples[3];
+    harness_row rows[2];
+    memset(rows, 0, sizeof(rows));
+    const double want[2] = {1.30, 1.05};
+    for (int i = 0; i < 2; i++) {
+        harness_row *row = &rows[i];
+        row->kernel = rb_kernel_find("dot_simd");
+        row->dtype = RB_F64;
+        row->shape = (rb_shape){1, 125000000, 1};
+        row->threads = 1;
+        row->counts.flops = 125000000;
+        row->counts.bytes = 1000000000;
+        /* 2.5 GFLOP/s is the roof: t = 0.125 GFLOP / (2.5 x want) */
+        row->time.min = row->time.median = 0.05 / want[i];
+        row->nsamples = 1;
+        row->samples = samples;
+        row->ghz_before = 3.0;
+        row->ghz_after = i ? 3.0 : 2.0; /* the first: its clock fell */
+        row->check_after.tol = 1.0;
+        row->check_before.passed = row->check_after.passed = 1;
+    }
+    harness_result res = {.rows = rows, .nrows = 2, .cap = 2};
+    json_t *ctx =
+        json_pack("{s:s, s:{s:s}}", "host", "h", "openblas", "corename", "x");
+    run_doc doc = {
+        .context = ctx, .res = &res, .roof = &r, .status = "complete"};
+    char *text = report_run_json(&doc, &e);
+    CHECK(text != NULL);
+    json_t *out = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *r0 = json_object_get(
+        json_array_get(json_object_get(out, "rows"), 0), "roofline");
+    json_t *r1 = json_object_get(
+        json_array_get(json_object_get(out, "rows"), 1), "roofline");
+    CHECK(json_is_true(json_object_get(r0, "above_measured_roof")));
+    CHECK(NEAR(json_number_value(json_object_get(r0, "fraction_of_attainable")),
+               1.30, 1e-9));
+    CHECK(NEAR(json_number_value(json_object_get(r0, "limit_fraction")), 1.10,
+               1e-9));
+    CHECK_STR_HAS(json_string_value(json_object_get(r0, "note")),
+                  "above the measured roof: 130% of 2.5 GFLOP/s (read4), "
+                  "beyond the roof's own spread of 10%");
+    CHECK(json_is_false(json_object_get(r1, "above_measured_roof")));
+    CHECK(json_object_get(r1, "note") == NULL);
+    /* the clock that fell from 3.0 to 2.0 GHz marks the first row */
+    json_t *s0 = json_object_get(
+        json_array_get(json_object_get(out, "rows"), 0), "stability");
+    CHECK(json_is_true(json_object_get(s0, "unstable")));
+    CHECK_STR_HAS(
+        json_string_value(json_array_get(json_object_get(s0, "reasons"), 0)),
+        "the clock moved from 3.00 to 2.00 GHz (-33%)");
+    json_decref(out);
+    free(text);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_run_text(&doc, "dir", f);
+    fclose(f);
+    CHECK_STR_HAS(buf, "130.0%!~ read4");
+    CHECK_STR_HAS(buf, "105.0%   read4");
+    CHECK_STR_HAS(buf, "! 1 row above the measured roof");
+    free(buf);
+    json_decref(ctx);
+}
+
 int main(void)
 {
     test_bound();
@@ -722,6 +856,8 @@ int main(void)
     test_to_profile();
     test_golden_plateaus();
     test_roof_selection();
+    test_drift();
+    test_flag_row();
     test_golden_roofs();
     test_golden_roofline();
     return check_status("test_roofline");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "cmd.h"
 #include "counters.h"
 #include "flags.h"
@@ -212,6 +213,7 @@ typedef struct {
     harness_result res;
     session_roof roof;
     counters_events ev;
+    drift_probes probes; /* the roof levels, before and after the rows */
 } run_state;
 
 static run_doc doc_of(const run_state *st, const session *s, const char *status,
@@ -222,7 +224,8 @@ static run_doc doc_of(const run_state *st, const session *s, const char *status,
                      .roof = st->roof.ready ? &st->roof.roof : NULL,
                      .status = status,
                      .error = error,
-                     .events = st->plan.events};
+                     .events = st->plan.events,
+                     .probes = &st->probes};
 }
 
 static int write_run(session *s, void *ctx, const char *status,
@@ -278,9 +281,22 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
                           &interrupted, e);
     rb_err run_err = {""};
     int run_rc = RB_OK;
-    if (!rc && !interrupted)
+    const double avail = (double)host_mem_available();
+    if (!rc && !interrupted) {
+        drift_plan(&st->roof.roof, st->plan.threads, st->plan.nthreads, mixes,
+                   &st->probes);
+        progress_say("probing the %d roof level%s the rows may use, before "
+                     "the rows and again after them (drift)",
+                     st->probes.nprobes, rb_plural(st->probes.nprobes));
+        run_rc =
+            ceilings_probe(m->topo, m->isa, avail, &st->probes, 0, &run_err);
+    }
+    if (!rc && !interrupted && !run_rc && !interrupt_requested())
         run_rc =
             harness_run(m->topo, &st->plan, &st->res, on_row, st, &run_err);
+    if (!rc && !interrupted && !run_rc && !interrupt_requested())
+        run_rc =
+            ceilings_probe(m->topo, m->isa, avail, &st->probes, 1, &run_err);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
                                interrupted || st->res.interrupted, print_run,

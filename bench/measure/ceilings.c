@@ -738,6 +738,44 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
     return rc;
 }
 
+int ceilings_probe(hwloc_topology_t topo, unsigned isa, double mem_avail,
+                   drift_probes *ps, int which, rb_err *e)
+{
+    int rc = RB_OK;
+    for (int i = 0; i < ps->nprobes && !rc && !interrupt_requested(); i++) {
+        drift_probe *p = &ps->probes[i];
+        int k = 0;
+        while (k < BW_NKERNELS &&
+               strcmp(bw_kernel_name((bw_kernel)k), p->kernel) != 0)
+            k++;
+        if (k == BW_NKERNELS)
+            continue;
+        ceilings_plan plan;
+        ceilings_plan_defaults(&plan, 1, p->threads, isa, 0.0, mem_avail);
+        plan.size_min = plan.size_max = p->bytes;
+        plan.samples = 6; /* the best of six: one figure, compared twice */
+        pin_plan pins;
+        pool *team;
+        rc = pool_open(topo, p->threads, &pins, &team, e);
+        if (rc)
+            break;
+        ceil_curve cv;
+        rc = ceilings_bw_curve(team, pins.nthreads, (bw_kernel)k, &plan, isa, 0,
+                               NULL, &cv, e);
+        rc = pool_close(topo, team, &pins, rc, e);
+        if (!rc && cv.npoints == 1) {
+            p->gbs[which] = cv.points[0].gbs_best;
+            p->spread[which] =
+                cv.points[0].gbs > 0.0
+                    ? cv.points[0].gbs_best / cv.points[0].gbs - 1.0
+                    : 0.0;
+            p->have[which] = 1;
+        }
+        free(cv.points);
+    }
+    return rc;
+}
+
 void ceilings_result_free(ceilings_result *res)
 {
     for (int i = 0; i < res->ncurves; i++)

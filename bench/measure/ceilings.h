@@ -11,6 +11,7 @@
 #include <hwloc.h>
 
 #include "ceiling.h"
+#include "drift.h"
 #include "error.h"
 #include "host.h"
 #include "kernel.h"
@@ -250,6 +251,15 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
                      const host_cpu *cpu, ceilings_result *res, rb_err *e);
 
 void ceilings_result_free(ceilings_result *res);
+
+/* Measures one end of the drift probes (drift.h; which: 0 the start, 1
+ * the end): each its level kernel at its working set, on a team of its
+ * thread count pinned as the ceilings are, six samples of the quick
+ * roofline's length; gbs the best sample, spread best over median minus 1. A
+ * probe whose kernel is not a bandwidth kernel of this build is left
+ * unmeasured. Stops between probes on an interrupt (RB_OK). */
+int ceilings_probe(hwloc_topology_t topo, unsigned isa, double mem_avail,
+                   drift_probes *ps, int which, rb_err *e);
 
 /* The sweep of one bandwidth kernel on one team (bandwidth.c); the points
  * are allocated into out. Returns RB_OK with out->npoints 0 when

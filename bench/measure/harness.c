@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceiling.h"
 #include "exec.h"
 #include "interrupt.h"
 #include "pool.h"
@@ -501,6 +502,33 @@ static int take_samples(exec_env *x, const executor *ex,
     return RB_OK;
 }
 
+typedef struct {
+    uint64_t iters;
+    uint64_t sums[HARNESS_MAX_THREADS];
+} clock_job;
+
+static void job_clock(void *arg, int tid, int nt)
+{
+    (void)nt;
+    clock_job *c = arg;
+    c->sums[tid] = rb_clock_chain(c->iters);
+}
+
+/* The team's clock now: 64 dependent adds per iteration, one cycle each
+ * (rb_clock_chain), about a millisecond on every thread between barriers,
+ * the best of three. */
+static double team_ghz(pool *team)
+{
+    clock_job c = {.iters = 40000};
+    double best = 0.0;
+    for (int i = 0; i < 3; i++) {
+        const double s = pool_run(team, job_clock, &c);
+        if (s > 0.0 && 64.0 * (double)c.iters / s / 1e9 > best)
+            best = 64.0 * (double)c.iters / s / 1e9;
+    }
+    return best;
+}
+
 /* One row: verified, calibrated, timed, verified again. With an interrupt
  * the row is left without samples (the caller drops it). */
 static int measure_row(exec_env *x, const harness_plan *plan,
@@ -526,9 +554,11 @@ static int measure_row(exec_env *x, const harness_plan *plan,
     if (!row->check_before.passed)
         rc = verify_failure(x, &row->check_before, "before", e);
     if (!rc && !interrupt_requested()) {
+        row->ghz_before = team_ghz(x->team);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
+        row->ghz_after = team_ghz(x->team);
     }
     if (!rc && !interrupt_requested()) {
         verify(x, ex, ref, &row->check_after);

@@ -51,6 +51,10 @@ typedef struct {
     double *samples;    /* seconds per call, one per sample  */
     stats_summary time; /* of samples                        */
     ref_result check_before, check_after;
+    /* the team's clock just before calibration and just after the last
+     * timed sample (GHz, the best of three 1 ms chains on every thread;
+     * drift.h): a row whose clock moved was timed on a changing machine */
+    double ghz_before, ghz_after;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
     const counters_events *events;

@@ -106,12 +106,19 @@ void report_all_summary(const char *dir, const char *ceil,
     double bf = -1, wf = INFINITY;
     size_t i;
     json_t *row;
+    int above = 0;
+    /* nearest among the rows below their roof: one above it is no
+     * achievement but a roof that did not hold, counted apart */
     json_array_foreach(json_object_get(run, "rows"), i, row)
     {
-        const json_t *fr = json_object_get(json_object_get(row, "roofline"),
-                                           "fraction_of_attainable");
+        const json_t *rl = json_object_get(row, "roofline");
+        const json_t *fr = json_object_get(rl, "fraction_of_attainable");
         if (!json_is_number(fr))
             continue;
+        if (json_is_true(json_object_get(rl, "above_measured_roof"))) {
+            above++;
+            continue;
+        }
         const double v = json_number_value(fr);
         if (v > bf) {
             bf = v;
@@ -132,6 +139,24 @@ void report_all_summary(const char *dir, const char *ceil,
             (long long)json_integer_value(json_object_get(ends[k], "threads")),
             rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
             100 * (k ? wf : bf));
+    if (above)
+        fprintf(f,
+                "  above the measured roof (beyond its spread): %d row%s, "
+                "flagged in the run's table and results.json\n",
+                above, rb_plural(above));
+    const json_t *stab = json_object_get(run, "stability");
+    if (json_is_true(json_object_get(stab, "unstable")))
+        fprintf(f,
+                "  the machine was unstable during the run: %lld roof "
+                "probe%s moved, %lld row%s timed on a moving clock or roof\n",
+                (long long)json_integer_value(
+                    json_object_get(stab, "probes_moved")),
+                rb_plural(
+                    json_integer_value(json_object_get(stab, "probes_moved"))),
+                (long long)json_integer_value(
+                    json_object_get(stab, "rows_unstable")),
+                rb_plural(json_integer_value(
+                    json_object_get(stab, "rows_unstable"))));
     json_decref(run);
     /* the four orders: the sentence orders writes */
     json_t *ord = load_doc(dir, steps, nsteps, "orders");

@@ -189,20 +189,22 @@ static void context_table(table *t, const json_t *info)
     }
 }
 
-/* Every row of the run step: where each kernel sits against its roof. */
+/* Every row of the run step: where each kernel sits against its roof, the
+ * kernel that measured the roof, and the verdicts (above the measured
+ * roof beyond its spread; timed while the clock or the roof moved). */
 static void rows_table(table *t, const json_t *results)
 {
-    const char *const head[] = {"kernel", "dtype",        "threads",
-                                "shape",  "GFLOP/s",      "FLOP/B",
-                                "level",  "roof GFLOP/s", "of roof"};
-    table_row(t, 1, 9, head);
+    const char *const head[] = {"kernel",       "dtype",   "threads", "shape",
+                                "GFLOP/s",      "FLOP/B",  "level",   "roof by",
+                                "roof GFLOP/s", "of roof", "verdict"};
+    table_row(t, 1, 11, head);
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(results, "rows"), i, r)
     {
         const json_t *sh = json_object_get(r, "shape"),
                      *roof = json_object_get(r, "roofline");
-        char c[9][128];
+        char c[11][128];
         cell(c[0], sizeof(c[0]), "%s", jstr_or(r, "kernel", "?"));
         cell(c[1], sizeof(c[1]), "%s", jstr_or(r, "dtype", "?"));
         snprintf(c[2], sizeof(c[2]), "%lld",
@@ -228,9 +230,18 @@ static void rows_table(table *t, const json_t *results)
                      100.0 * json_number_value(fr));
         else
             snprintf(c[8], sizeof(c[8]), "-");
-        const char *row[9] = {c[0], c[1], c[2], c[3], c[4],
-                              c[5], c[6], c[7], c[8]};
-        table_row(t, 0, 9, row);
+        cell(c[9], sizeof(c[9]), "%s", jstr_or(roof, "roof", "-"));
+        const int above =
+            json_is_true(json_object_get(roof, "above_measured_roof"));
+        const int moved = json_is_true(
+            json_object_get(json_object_get(r, "stability"), "unstable"));
+        snprintf(c[10], sizeof(c[10]), "%s%s%s",
+                 above ? "above the measured roof" : "",
+                 above && moved ? "; " : "",
+                 moved ? "timed while the machine moved" : (above ? "" : "-"));
+        const char *row[11] = {c[0], c[1], c[2], c[3], c[4], c[5],
+                               c[6], c[9], c[7], c[8], c[10]};
+        table_row(t, 0, 11, row);
     }
 }
 

@@ -118,22 +118,116 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
         roof_place);
     if (why[0])
         jd_set(d, row, "roofline_unavailable", json_string(why));
+    double change;
+    const int moved =
+        drift_moved(r->ghz_before, r->ghz_after, DRIFT_CLOCK_NOISE, &change);
+    jd_set(d, row, "clock_ghz",
+           jd_pack(d, "{s:o, s:o, s:o, s:b}", "before", jd_num(r->ghz_before),
+                   "after", jd_num(r->ghz_after), "change", jd_num(change),
+                   "moved", moved));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;
+}
+
+/* Why a row was timed on a moving machine: its team's clock moved between
+ * just before and just after its samples, or (for a row its memory roof
+ * binds) the probe of its level moved between the start and the end of
+ * the run. Up to two reasons into why; returns how many. */
+static int row_unstable(const run_doc *doc, const harness_row *r,
+                        char (*why)[200])
+{
+    int n = 0;
+    double change, noise;
+    if (drift_moved(r->ghz_before, r->ghz_after, DRIFT_CLOCK_NOISE, &change))
+        snprintf(why[n++], 200,
+                 "the clock moved from %.2f to %.2f GHz (%+.0f%%) while it "
+                 "was timed",
+                 r->ghz_before, r->ghz_after, 100.0 * change);
+    roof_bound b;
+    char reason[160];
+    if (!doc->probes || !doc->roof ||
+        roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
+                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
+                       &b, reason, sizeof(reason)) != 0 ||
+        b.compute_bound)
+        return n;
+    const drift_probe *p =
+        drift_probe_for(doc->probes, r->threads, b.mix, b.level.name);
+    if (p && drift_probe_moved(p, &change, &noise))
+        snprintf(why[n++], 200,
+                 "its roof moved: %s %s on %d thread%s from %.4g to %.4g GB/s "
+                 "(%+.0f%%, noise %.0f%%) between the start and the end",
+                 p->level, p->kernel, p->threads, rb_plural(p->threads),
+                 p->gbs[0], p->gbs[1], 100.0 * change, 100.0 * noise);
+    return n;
+}
+
+/* The probes, both ends, and the verdict over the whole run. */
+static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
+{
+    json_t *probes = json_array();
+    int moved = 0, clocks = 0;
+    for (int i = 0; doc->probes && i < doc->probes->nprobes; i++) {
+        const drift_probe *p = &doc->probes->probes[i];
+        double change, noise;
+        const int mv = drift_probe_moved(p, &change, &noise);
+        moved += mv;
+        jd_push(d, probes, "probes",
+                jd_pack(d,
+                        "{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
+                        "s:o, s:b}",
+                        "threads", p->threads, "mix", rb_access_name(p->mix),
+                        "level", p->level, "kernel", p->kernel, "bytes",
+                        jd_num(p->bytes), "start_gbs",
+                        p->have[0] ? jd_num(p->gbs[0]) : json_null(), "end_gbs",
+                        p->have[1] ? jd_num(p->gbs[1]) : json_null(),
+                        "start_spread", jd_num(p->spread[0]), "end_spread",
+                        jd_num(p->spread[1]), "change", jd_num(change), "noise",
+                        jd_num(noise), "moved", mv));
+    }
+    for (size_t i = 0; i < doc->res->nrows; i++) {
+        double change;
+        clocks += drift_moved(doc->res->rows[i].ghz_before,
+                              doc->res->rows[i].ghz_after, DRIFT_CLOCK_NOISE,
+                              &change);
+    }
+    return jd_pack(d, "{s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:s}", "clock_noise",
+                   jd_num(DRIFT_CLOCK_NOISE), "bandwidth_noise_floor",
+                   jd_num(DRIFT_BW_NOISE), "probes", probes, "probes_moved",
+                   moved, "rows_clock_moved", clocks, "rows_unstable",
+                   unstable_rows, "unstable", moved > 0 || clocks > 0, "method",
+                   "each roof level probed with the kernel that set it at "
+                   "the middle of its working sets after the roofline and "
+                   "again after the last row; each row's clock read just "
+                   "before and just after its samples; a figure moved when "
+                   "it changed by more than its noise");
 }
 
 char *report_run_json(const run_doc *doc, rb_err *e)
 {
     jdoc d = {0};
     json_t *rows = json_array();
-    for (size_t i = 0; i < doc->res->nrows; i++)
-        jd_push(&d, rows, "rows",
-                report_run_row_json(&d, &doc->res->rows[i], doc->roof));
-    json_t *root = jd_pack(&d, "{s:s, s:i, s:s, s:s?, s:O, s:o}", "schema",
-                           "roofbench.run", "schema_version",
-                           RUN_SCHEMA_VERSION, "status", doc->status, "error",
-                           doc->error, "context", doc->context, "rows", rows);
+    int unstable = 0;
+    for (size_t i = 0; i < doc->res->nrows; i++) {
+        const harness_row *r = &doc->res->rows[i];
+        json_t *row = report_run_row_json(&d, r, doc->roof);
+        char why[2][200];
+        const int n = row_unstable(doc, r, why);
+        json_t *reasons = json_array();
+        for (int k = 0; k < n; k++)
+            jd_push(&d, reasons, "reasons", json_string(why[k]));
+        jd_set(
+            &d, row, "stability",
+            jd_pack(&d, "{s:b, s:o}", "unstable", n > 0, "reasons", reasons));
+        unstable += n > 0;
+        jd_push(&d, rows, "rows", row);
+    }
+    json_t *root =
+        jd_pack(&d, "{s:s, s:i, s:s, s:s?, s:O, s:o, s:o}", "schema",
+                "roofbench.run", "schema_version", RUN_SCHEMA_VERSION, "status",
+                doc->status, "error", doc->error, "context", doc->context,
+                "stability", stability_json(&d, doc, unstable), "rows", rows);
     return jd_text(&d, root, "results.json", 17, e);
 }
 
@@ -239,17 +333,22 @@ static void header_text(FILE *f)
 {
     fprintf(f,
             "%-16s %-13s %-5s %-13s %3s %-7s %9s %9s %7s %10s %10s %5s "
-            "%8s %8s %7s %-8s %8s %7s %-8s\n",
+            "%8s %8s %7s %-8s %8s %8s %-8s\n",
             "kernel", "form", "dtype", "shape", "thr", "PUs", "FLOPs", "bytes",
             "FLOP/B", "t_min(s)", "t_med(s)", "cv%", "GFLOP/s", "GB/s",
             "err/tol", "level", "roof", "%roof", "roof by");
 }
 
-/* One row; the reason it has no roof goes to why (the first seen), and
- * *above counts the rows above their measured roof. */
-static void row_text(const harness_row *r, const roofline *roof, FILE *f,
-                     char *why, size_t whylen, int *above)
+/* One row; the reason it has no roof goes to why (the first seen), *above
+ * counts the rows above their measured roof and *unstable those timed on
+ * a moving machine (marked ~). */
+static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
+                     char *why, size_t whylen, int *above, int *unstable)
 {
+    const roofline *roof = doc->roof;
+    char moved[2][200];
+    const int nmoved = row_unstable(doc, r, moved);
+    *unstable += nmoved > 0;
     char shape[64], pus[sizeof(r->binding) + 1];
     format_shape(r, shape, sizeof(shape));
     snprintf(pus, sizeof(pus), "%s%s", r->binding,
@@ -271,12 +370,13 @@ static void row_text(const harness_row *r, const roofline *roof, FILE *f,
         roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
                        r->counts.flops, r->counts.bytes, harness_row_gflops(r),
                        &b, reason, sizeof(reason)) == 0) {
-        fprintf(f, "%-8s %8.2f %5.1f%%%s %-8s\n", b.level.name,
-                b.attainable_gflops, 100.0 * b.fraction, b.above ? "!" : " ",
-                roof_bound_roof(&b));
+        fprintf(f, "%-8s %8.2f %5.1f%%%c%c %-8s\n", b.level.name,
+                b.attainable_gflops, 100.0 * b.fraction, b.above ? '!' : ' ',
+                nmoved ? '~' : ' ', roof_bound_roof(&b));
         *above += b.above;
     } else {
-        fprintf(f, "%-8s %8s %7s %-8s\n", "n/a", "n/a", "n/a", "n/a");
+        fprintf(f, "%-8s %8s %6s%c  %-8s\n", "n/a", "n/a", "n/a",
+                nmoved ? '~' : ' ', "n/a");
         if (!why[0])
             snprintf(why, whylen, "%s", reason);
     }
@@ -288,6 +388,38 @@ static void row_text(const harness_row *r, const roofline *roof, FILE *f,
                         (double)r->ctr_counts[i] / (double)r->counted_reps);
         fprintf(f, "%s%s\n", r->counted_note[0] ? "  ! " : "", r->counted_note);
     }
+}
+
+/* The run's drift verdict: the probes that moved, or that none did. */
+static void stability_text(const run_doc *doc, int unstable, FILE *f)
+{
+    if (!doc->probes || doc->probes->nprobes == 0 || doc->res->nrows == 0)
+        return;
+    int moved = 0, both = 0;
+    for (int i = 0; i < doc->probes->nprobes; i++) {
+        const drift_probe *p = &doc->probes->probes[i];
+        double change, noise;
+        both += p->have[0] && p->have[1];
+        if (!drift_probe_moved(p, &change, &noise))
+            continue;
+        if (moved++ == 0)
+            fprintf(f, "~ the machine was unstable during the run:\n");
+        fprintf(f,
+                "    %s %s, %d thread%s: %.4g GB/s at the start, %.4g at the "
+                "end (%+.0f%%, noise %.0f%%)\n",
+                p->level, p->kernel, p->threads, rb_plural(p->threads),
+                p->gbs[0], p->gbs[1], 100.0 * change, 100.0 * noise);
+    }
+    if (unstable)
+        fprintf(f,
+                "~ %d row%s timed while the clock or the row's roof moved "
+                "(results.json, rows[].stability, says which)\n",
+                unstable, rb_plural(unstable));
+    else if (both == doc->probes->nprobes)
+        fprintf(f,
+                "stable: %d roof level%s probed before and after the rows "
+                "within noise, every row's clock within %.0f%%\n",
+                both, rb_plural(both), 100.0 * DRIFT_CLOCK_NOISE);
 }
 
 void report_run_text(const run_doc *doc, const char *dir, FILE *f)
@@ -303,11 +435,12 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
             fprintf(f, "counters: %s unavailable: %s\n", doc->events->name[i],
                     doc->events->reason[i]);
     char why[256] = "";
-    int above = 0;
+    int above = 0, unstable = 0;
     for (size_t i = 0; i < doc->res->nrows; i++) {
         if (i == 0)
             header_text(f);
-        row_text(&doc->res->rows[i], doc->roof, f, why, sizeof(why), &above);
+        row_text(doc, &doc->res->rows[i], f, why, sizeof(why), &above,
+                 &unstable);
     }
     fprintf(f,
             "%zu row%s. PUs: the binding each thread obtained (checked), "
@@ -326,6 +459,7 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
                 "changed, or no bandwidth kernel matches the\naccess); "
                 "results.json gives both figures.\n",
                 above, rb_plural(above));
+    stability_text(doc, unstable, f);
     if (why[0])
         fprintf(f, "n/a: %s\n", why);
     fprintf(f, "Written: %s/results.json, results.csv\n", dir);

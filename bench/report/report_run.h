@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "drift.h"
 #include "error.h"
 #include "harness.h"
 #include "jdoc.h"
@@ -22,6 +23,7 @@ typedef struct {
     const char *status;            /* complete, interrupted or failed */
     const char *error;             /* with failed                     */
     const counters_events *events; /* --events, or NULL         */
+    const drift_probes *probes;    /* the roof probes, or NULL   */
 } run_doc;
 
 /* One row as JSON (the row's place on the roofline, or why it has none). */

@@ -1,0 +1,101 @@
+#include "drift.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int drift_moved(double before, double after, double noise, double *change)
+{
+    if (!(before > 0.0) || !(after > 0.0)) {
+        *change = NAN;
+        return 0;
+    }
+    *change = after / before - 1.0;
+    return fabs(*change) > noise;
+}
+
+/* The probe of (threads, mix, level) once it is planned, or NULL. */
+static drift_probe *find(drift_probes *ps, int threads, rb_access mix,
+                         const char *level)
+{
+    for (int i = 0; i < ps->nprobes; i++)
+        if (ps->probes[i].threads == threads && ps->probes[i].mix == mix &&
+            strcmp(ps->probes[i].level, level) == 0)
+            return &ps->probes[i];
+    return NULL;
+}
+
+void drift_plan(const roofline *r, const int *threads, int nthreads,
+                unsigned mixes, drift_probes *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t t = 0; t < r->nteams; t++) {
+        const roof_team *team = &r->teams[t];
+        int wanted = 0;
+        for (int k = 0; k < nthreads; k++)
+            wanted |= threads[k] == team->threads;
+        if (!wanted)
+            continue;
+        for (int m = 0; m < RB_NACCESS; m++) {
+            if (!(mixes >> m & 1u) || !team->bw[m].present)
+                continue;
+            const roof_bw *b = &team->bw[m];
+            for (size_t l = 0; l < b->nlevels; l++) {
+                const roof_level *lv = &b->levels[l];
+                if (out->nprobes == DRIFT_MAX_PROBES)
+                    return;
+                drift_probe *p = &out->probes[out->nprobes];
+                memset(p, 0, sizeof(*p));
+                p->threads = team->threads;
+                p->mix = (rb_access)m;
+                snprintf(p->level, sizeof(p->level), "%s", lv->name);
+                snprintf(p->kernel, sizeof(p->kernel), "%s", lv->kernel);
+                p->bytes = sqrt(lv->starts_bytes * lv->ends_bytes);
+                /* the same level and kernel in the read roof: one probe */
+                const drift_probe *same =
+                    m ? find(out, team->threads, RB_ACCESS_READ, lv->name)
+                      : NULL;
+                if (same && strcmp(same->kernel, lv->kernel) == 0)
+                    continue;
+                out->nprobes++;
+            }
+        }
+    }
+}
+
+int drift_probe_moved(const drift_probe *p, double *change, double *noise)
+{
+    *noise = fmax(DRIFT_BW_NOISE, fmax(p->spread[0], p->spread[1]));
+    if (!p->have[0] || !p->have[1]) {
+        *change = NAN;
+        return 0;
+    }
+    return drift_moved(p->gbs[0], p->gbs[1], *noise, change);
+}
+
+/* The probe of one level name: the mix's own, else the read roof's
+ * (where the mixed level was the read roof's and not probed twice). */
+static const drift_probe *one(const drift_probes *ps, int threads,
+                              rb_access mix, const char *level)
+{
+    const drift_probe *p = find((drift_probes *)ps, threads, mix, level);
+    return p ? p : find((drift_probes *)ps, threads, RB_ACCESS_READ, level);
+}
+
+const drift_probe *drift_probe_for(const drift_probes *ps, int threads,
+                                   rb_access mix, const char *level)
+{
+    const char *gt = strchr(level, '>');
+    if (!gt)
+        return one(ps, threads, mix, level);
+    char lo[16];
+    snprintf(lo, sizeof(lo), "%.*s", (int)(gt - level), level);
+    const drift_probe *a = one(ps, threads, mix, lo),
+                      *b = one(ps, threads, mix, gt + 1);
+    if (!a || !b)
+        return a ? a : b;
+    double ca, cb, na, nb;
+    drift_probe_moved(a, &ca, &na);
+    drift_probe_moved(b, &cb, &nb);
+    return fabs(cb) > fabs(ca) ? b : a; /* NAN compares false: a */
+}
