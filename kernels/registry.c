@@ -81,7 +81,7 @@ const rb_kernel rb_kernels[] = {
     {.name = "matvec_simd",
      .op = RB_OP_MATVEC,
      .form = "dot-product",
-     .description = "y = A x, four rows at a time against one load of x, eight vector accumulators.",
+     .description = "y = A x, eight rows at a time (four with AVX2) against one load of x, two vector accumulators a row.",
      .fn = FNS(matvec_simd),
      .threading = RB_SPLIT_HARNESS,
      .counts = rb_counts_matvec,

@@ -293,6 +293,8 @@ int main(void)
             test_op(RB_OP_DOT, (rb_shape){1, 77, 1}, "dot_simd");
             test_op(RB_OP_MATVEC, (rb_shape){37, 1003, 1}, "matvec_simd");
             test_op(RB_OP_MATVEC, (rb_shape){5, 7, 1}, "matvec_simd");
+            /* eight rows, four, one; P past a whole vector chunk */
+            test_op(RB_OP_MATVEC, (rb_shape){13, 48, 1}, "matvec_simd");
             test_blocked_vs_openblas((rb_shape){130, 257, 100});
         }
     const rb_config def = {.isa = full};
