@@ -107,11 +107,11 @@ static const flag_table ceil_table = {
     "the practical compute roof. Each level's roof is the\nbest of the "
     "kernels that serve an access mix: for reads the best of read,\nread2 "
     "and read4; for kernels that also write, those and copy, triad and\n"
-    "schoenauer. "
-    "Every kernel's result is checked against a\nclosed form. Writes "
-    "ceilings.json (the host profile that `run --ceilings`\nreads), "
-    "bandwidth.csv, levels.csv and bandwidth.png/.svg (with gnuplot) to a "
-    "new\nrun folder, then prints the summary; progress goes to standard "
+    "schoenauer.\n"
+    "Every kernel's result is checked against a closed form. Writes\n"
+    "ceilings.json (the host profile that `run --ceilings` reads), "
+    "bandwidth.csv,\nlevels.csv and bandwidth.png/.svg (with gnuplot) to a "
+    "new run folder, then\nprints the summary; progress goes to standard "
     "error.",
     ceil_flags,
     sizeof(ceil_flags) / sizeof(ceil_flags[0]),

@@ -73,8 +73,9 @@ static const flag_spec run_flags[] = {
     FLAG_CEILINGS(run_opts, ceilings,
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, run measures the roofs it "
-                  "needs first (peak at the widest vector width, read "
-                  "bandwidth)"),
+                  "needs first (peak at the widest vector width, read, "
+                  "read2 and read4 bandwidth, copy and triad when a kernel "
+                  "writes)"),
     FLAG_OUT(run_opts, out),
     FLAG_JSON(run_opts, json,
               "print the results document on stdout instead of the table"),
@@ -92,7 +93,14 @@ static const flag_table run_table = {
     "time. Each row is also placed on the host\nroofline: the memory level "
     "its working set falls in, the attainable bound\nmin(peak, intensity x "
     "that level's bandwidth), the fraction of it achieved,\nand which roof "
-    "binds. Progress goes to standard error while it measures.",
+    "binds. The level's bandwidth is that of its access mix's roof\n(the "
+    "registry says which: dot and matvec read, matmul and batched also "
+    "write),\nthe best of the bandwidth kernels that serve it; a row above "
+    "it by more than\nthe roof's own spread is flagged '!'. The roof levels "
+    "are probed before the\nrows and again after them, each row's clock "
+    "just before and after its\nsamples; rows timed while either moved "
+    "beyond its noise are marked '~'.\nProgress goes to standard error "
+    "while it measures.",
     run_flags,
     sizeof(run_flags) / sizeof(run_flags[0]),
     "Sizes take K, M, G suffixes (x1024). Exit status: 0 success, 1 a kernel "

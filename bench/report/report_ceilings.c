@@ -297,12 +297,12 @@ static void team_text(const ceilings_result *res, const ceil_team *t, FILE *f)
         const ceil_roof *r = &t->roofs[m];
         if (!r->present)
             continue;
-        fprintf(f, "\n  %-5s roof %-5s %8s %14s %-7s %6s %10s %10s\n", "level",
-                rb_access_name((rb_access)m), "GB/s", "ends near", "kernel",
-                "spread", "ridge f32", "ridge f64");
+        fprintf(f, "\n  %s roof\n  %-5s %9s %12s %-7s %6s %10s %10s\n",
+                rb_access_name((rb_access)m), "level", "GB/s", "ends near",
+                "kernel", "spread", "ridge f32", "ridge f64");
         for (size_t i = 0; i < r->nlevels; i++) {
             const plateau *l = &r->levels[i];
-            fprintf(f, "  %-5s %19.1f %10.0f KiB %-7s %5.0f%%", l->name, l->gbs,
+            fprintf(f, "  %-5s %9.1f %8.0f KiB %-7s %5.0f%%", l->name, l->gbs,
                     l->last_bytes / 1024,
                     bw_kernel_name((bw_kernel)r->level_kernel[i]),
                     100.0 * r->level_spread[i]);
