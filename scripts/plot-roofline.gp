@@ -6,7 +6,8 @@
 # One panel per dtype and thread count, log-log, GFLOP/s against FLOP per
 # byte of compulsory traffic: the measured compute roofs (scalar and each
 # vector width, grey), OpenBLAS's GEMM as the achievable one (dashed),
-# each memory level's read bandwidth as a diagonal up to where it meets
+# each memory level's read roof (the best of the read, read2 and read4
+# kernels there) as a diagonal up to where it meets
 # the top peak (blue, labelled above it, where no kernel can be), each
 # roof labelled with its value; every verified
 # kernel row at its analytic intensity and best rate. Writes roofline.png
@@ -82,7 +83,7 @@ do for [fmt in "png svg"] {
            with lines dashtype 2 linewidth 2 linecolor rgb "#000000" title "OpenBLAS GEMM (achievable)", \
          "roofline-roofs.dat" using \
            ((strcol(1) eq "memory" && strcol(2) eq dt && $3 == th) ? $5 : NaN):6 \
-           with lines linewidth 2 linecolor rgb "#4a7fb5" title "memory levels (read bandwidth)", \
+           with lines linewidth 2 linecolor rgb "#4a7fb5" title "memory levels (read roof)", \
          "roofline-labels.csv" skip 1 using \
            ((strcol(1) eq "compute" && strcol(2) eq dt && $3 == th) ? $4 : NaN):5:6 \
            with labels right font ",8" notitle, \

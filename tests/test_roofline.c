@@ -730,6 +730,11 @@ static void test_drift(void)
     CHECK(drift_moved(4.2, 2.1, DRIFT_CLOCK_NOISE, &change));
     CHECK(NEAR(change, -0.5, 1e-12));
     CHECK(!drift_moved(0.0, 2.1, DRIFT_CLOCK_NOISE, &change) && isnan(change));
+    /* the clock: a 5% move is noise where a reading spread by 6% */
+    CHECK(drift_clock_moved(2.0, 0.01, 2.1, 0.01, &change, &noise) &&
+          noise == DRIFT_CLOCK_NOISE);
+    CHECK(!drift_clock_moved(2.0, 0.06, 2.1, 0.01, &change, &noise) &&
+          noise == 0.06);
     json_t *doc = hand_doc();
     roofline r;
     rb_err e;
@@ -834,7 +839,7 @@ static void test_flag_row(void)
     CHECK(json_is_true(json_object_get(s0, "unstable")));
     CHECK_STR_HAS(
         json_string_value(json_array_get(json_object_get(s0, "reasons"), 0)),
-        "the clock moved from 3.00 to 2.00 GHz (-33%)");
+        "the clock moved from 3.00 to 2.00 GHz (-33%, noise 3%)");
     json_decref(out);
     free(text);
     char *buf = NULL;

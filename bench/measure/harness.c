@@ -26,6 +26,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "region.h"
+#include "stats.h"
 #include "timer.h"
 
 enum { ALIGN = 4096 };
@@ -516,16 +517,17 @@ static void job_clock(void *arg, int tid, int nt)
 
 /* The team's clock now: 64 dependent adds per iteration, one cycle each
  * (rb_clock_chain), about a millisecond on every thread between barriers,
- * the best of three. */
-static double team_ghz(pool *team)
+ * the best of five; *spread the best over the median, minus 1. */
+static double team_ghz(pool *team, double *spread)
 {
     clock_job c = {.iters = 40000};
-    double best = 0.0;
-    for (int i = 0; i < 3; i++) {
+    double g[5];
+    for (int i = 0; i < 5; i++) {
         const double s = pool_run(team, job_clock, &c);
-        if (s > 0.0 && 64.0 * (double)c.iters / s / 1e9 > best)
-            best = 64.0 * (double)c.iters / s / 1e9;
+        g[i] = s > 0.0 ? 64.0 * (double)c.iters / s / 1e9 : 0.0;
     }
+    const double best = stats_max(g, 5), med = stats_median(g, 5);
+    *spread = med > 0.0 ? best / med - 1.0 : 0.0;
     return best;
 }
 
@@ -554,11 +556,11 @@ static int measure_row(exec_env *x, const harness_plan *plan,
     if (!row->check_before.passed)
         rc = verify_failure(x, &row->check_before, "before", e);
     if (!rc && !interrupt_requested()) {
-        row->ghz_before = team_ghz(x->team);
+        row->ghz_before = team_ghz(x->team, &row->ghz_spread_before);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
-        row->ghz_after = team_ghz(x->team);
+        row->ghz_after = team_ghz(x->team, &row->ghz_spread_after);
     }
     if (!rc && !interrupt_requested()) {
         verify(x, ex, ref, &row->check_after);

@@ -52,9 +52,11 @@ typedef struct {
     stats_summary time; /* of samples                        */
     ref_result check_before, check_after;
     /* the team's clock just before calibration and just after the last
-     * timed sample (GHz, the best of three 1 ms chains on every thread;
-     * drift.h): a row whose clock moved was timed on a changing machine */
-    double ghz_before, ghz_after;
+     * timed sample (GHz, the best of five 1 ms chains on every thread;
+     * drift.h), each with its spread (best over median minus 1): a row
+     * whose clock moved beyond that noise was timed on a changing
+     * machine */
+    double ghz_before, ghz_after, ghz_spread_before, ghz_spread_after;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
     const counters_events *events;

@@ -14,6 +14,13 @@ int drift_moved(double before, double after, double noise, double *change)
     return fabs(*change) > noise;
 }
 
+int drift_clock_moved(double before, double spread_before, double after,
+                      double spread_after, double *change, double *noise)
+{
+    *noise = fmax(DRIFT_CLOCK_NOISE, fmax(spread_before, spread_after));
+    return drift_moved(before, after, *noise, change);
+}
+
 /* The probe of (threads, mix, level) once it is planned, or NULL. */
 static drift_probe *find(drift_probes *ps, int threads, rb_access mix,
                          const char *level)

@@ -19,7 +19,7 @@
 #include "roofline.h"
 
 /* Two clock readings of a quiet core agree within about 1%; 3% is a
- * change. */
+ * change, or the readings' own spread where that is larger. */
 #define DRIFT_CLOCK_NOISE 0.03
 /* Bandwidth samples of one size on a quiet machine agree within a few
  * percent; 5% is a change. */
@@ -54,6 +54,11 @@ typedef struct {
  * kernel is not probed twice. */
 void drift_plan(const roofline *r, const int *threads, int nthreads,
                 unsigned mixes, drift_probes *out);
+
+/* Whether a row's clock moved: before against after, beyond the larger of
+ * DRIFT_CLOCK_NOISE and either reading's spread (*noise). */
+int drift_clock_moved(double before, double spread_before, double after,
+                      double spread_after, double *change, double *noise);
 
 /* Whether a probe measured at both ends moved; *change and *noise as
  * drift_moved's. 0 when it lacks either end. */

@@ -125,8 +125,8 @@ static void placed(panel_obstacles *o, box t)
 }
 
 /* Where a compute roof's label goes (right-aligned at *xl): just above
- * its line at the right end, else just below it, else the same a decade
- * to the left; clear of the panel's points, the labels placed so far and
+ * its line at the right end, else just below it, else a step further
+ * above or below, else the same a decade to the left; clear of the panel's points, the labels placed so far and
  * every other horizontal roof (lines, nl of them, its own among them). */
 static void place_compute(const panel_obstacles *obs, const double *lines,
                           size_t nl, double g, size_t len, double *xl,
@@ -138,9 +138,14 @@ static void place_compute(const panel_obstacles *obs, const double *lines,
             o.y[o.ny++] = lines[i];
     *xl = X_HI * 0.9;
     *yl = g * 1.08;
-    for (int c = 0; c < 4; c++) {
-        const double x = c < 2 ? X_HI * 0.9 : X_HI * 0.09;
-        const double y = c % 2 ? g / 1.08 : g * 1.08;
+    /* just above, just below, then a step further out each way (two roofs
+     * within a few percent leave no room between them), at the right end
+     * and then a decade to the left */
+    static const double off[6] = {1.08, 1.0 / 1.08, 1.2,
+                                  1.0 / 1.2, 1.35, 1.0 / 1.35};
+    for (int c = 0; c < 12; c++) {
+        const double x = c < 6 ? X_HI * 0.9 : X_HI * 0.09;
+        const double y = g * off[c % 6];
         if (!covers(&o,
                     text_box(x / pow(10.0, (double)len * CHAR_DX), y, len))) {
             *xl = x;
@@ -317,15 +322,29 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                 num(json_object_get(team, "gemm_gflops"), dts[d]);
             if (gemm0 > 0)
                 lines[nl++] = gemm0;
-            /* each vector width's peak of this team */
+            /* each vector width's peak of this team, from the highest
+             * down: where two roofs lie close, the upper one's label takes
+             * the place above the pair and the lower one's below it */
+            const json_t *pk[32];
+            size_t npk = 0;
             json_array_foreach(json_object_get(ceil, "peak"), j, p)
             {
-                if (strcmp(str(p, "dtype"), dts[d]) != 0 ||
-                    json_integer_value(json_object_get(p, "threads")) != th)
-                    continue;
+                if (strcmp(str(p, "dtype"), dts[d]) == 0 &&
+                    json_integer_value(json_object_get(p, "threads")) == th &&
+                    num(p, "gflops") > 0 && npk < 32)
+                    pk[npk++] = p;
+            }
+            for (size_t a = 1; a < npk; a++)
+                for (size_t b = a; b > 0 && num(pk[b], "gflops") >
+                                                num(pk[b - 1], "gflops");
+                     b--) {
+                    const json_t *tmp = pk[b];
+                    pk[b] = pk[b - 1];
+                    pk[b - 1] = tmp;
+                }
+            for (size_t k = 0; k < npk; k++) {
+                p = (json_t *)pk[k];
                 const double g = num(p, "gflops");
-                if (!(g > 0))
-                    continue;
                 segment(seg, "compute", dts[d], th, str(p, "variant"), X_LO, g,
                         X_HI, g);
                 char t[96];

@@ -118,13 +118,16 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
         roof_place);
     if (why[0])
         jd_set(d, row, "roofline_unavailable", json_string(why));
-    double change;
+    double change, noise;
     const int moved =
-        drift_moved(r->ghz_before, r->ghz_after, DRIFT_CLOCK_NOISE, &change);
+        drift_clock_moved(r->ghz_before, r->ghz_spread_before, r->ghz_after,
+                          r->ghz_spread_after, &change, &noise);
     jd_set(d, row, "clock_ghz",
-           jd_pack(d, "{s:o, s:o, s:o, s:b}", "before", jd_num(r->ghz_before),
-                   "after", jd_num(r->ghz_after), "change", jd_num(change),
-                   "moved", moved));
+           jd_pack(d, "{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "before",
+                   jd_num(r->ghz_before), "after", jd_num(r->ghz_after),
+                   "spread_before", jd_num(r->ghz_spread_before),
+                   "spread_after", jd_num(r->ghz_spread_after), "change",
+                   jd_num(change), "noise", jd_num(noise), "moved", moved));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;
@@ -139,11 +142,12 @@ static int row_unstable(const run_doc *doc, const harness_row *r,
 {
     int n = 0;
     double change, noise;
-    if (drift_moved(r->ghz_before, r->ghz_after, DRIFT_CLOCK_NOISE, &change))
+    if (drift_clock_moved(r->ghz_before, r->ghz_spread_before, r->ghz_after,
+                          r->ghz_spread_after, &change, &noise))
         snprintf(why[n++], 200,
-                 "the clock moved from %.2f to %.2f GHz (%+.0f%%) while it "
-                 "was timed",
-                 r->ghz_before, r->ghz_after, 100.0 * change);
+                 "the clock moved from %.2f to %.2f GHz (%+.0f%%, noise "
+                 "%.0f%%) while it was timed",
+                 r->ghz_before, r->ghz_after, 100.0 * change, 100.0 * noise);
     roof_bound b;
     char reason[160];
     if (!doc->probes || !doc->roof ||
@@ -187,10 +191,11 @@ static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
                         jd_num(noise), "moved", mv));
     }
     for (size_t i = 0; i < doc->res->nrows; i++) {
-        double change;
-        clocks += drift_moved(doc->res->rows[i].ghz_before,
-                              doc->res->rows[i].ghz_after, DRIFT_CLOCK_NOISE,
-                              &change);
+        const harness_row *r = &doc->res->rows[i];
+        double change, noise;
+        clocks += drift_clock_moved(r->ghz_before, r->ghz_spread_before,
+                                    r->ghz_after, r->ghz_spread_after, &change,
+                                    &noise);
     }
     return jd_pack(d, "{s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:s}", "clock_noise",
                    jd_num(DRIFT_CLOCK_NOISE), "bandwidth_noise_floor",
