@@ -242,39 +242,27 @@ static void sample_job(pool *team, pool_job job, void *ctx, uint64_t *reps,
 
 /* ---- clock --------------------------------------------------------------- */
 
-typedef struct {
-    uint64_t reps;
-    uint64_t sums[CEIL_MAX_THREADS];
-} clock_ctx;
-
-static void job_clock(void *arg, int tid, int nt)
-{
-    (void)nt;
-    clock_ctx *c = arg;
-    c->sums[tid] = rb_clock_chain(c->reps);
-}
-
 /* GHz of every thread of the team running the add chain at once; the best
  * sample, as for every roof: a neighbour on a shared machine can only slow
  * a sample down. */
 static int measure_clock(pool *team, int nt, const ceilings_plan *plan,
                          ceil_clock *out, rb_err *e)
 {
-    clock_ctx c = {.reps = 1000};
+    pool_clock c = {.iters = 1000};
     double sec[CEIL_MAX_SAMPLES];
-    sample_job(team, job_clock, &c, &c.reps, plan->min_time, plan->samples,
-               sec);
+    sample_job(team, pool_job_clock, &c, &c.iters, plan->min_time,
+               plan->samples, sec);
     for (int t = 0; t < nt; t++)
-        if (c.sums[t] != 64 * c.reps)
+        if (c.sums[t] != 64 * c.iters)
             return rb_fail(e, RB_EMEASURE,
                            "clock chain: thread %d summed %llu, expected %llu",
                            t, (unsigned long long)c.sums[t],
-                           (unsigned long long)(64 * c.reps));
+                           (unsigned long long)(64 * c.iters));
     memset(out, 0, sizeof(*out));
     out->threads = nt;
     out->nsamples = plan->samples;
     for (int i = 0; i < plan->samples; i++)
-        out->samples[i] = 64.0 * (double)c.reps / sec[i] / 1e9;
+        out->samples[i] = 64.0 * (double)c.iters / sec[i] / 1e9;
     out->ghz = stats_max(out->samples, (size_t)plan->samples);
     out->ghz_median = stats_median(out->samples, (size_t)plan->samples);
     return RB_OK;

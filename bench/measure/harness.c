@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ceiling.h"
 #include "exec.h"
 #include "interrupt.h"
 #include "pool.h"
@@ -503,27 +502,15 @@ static int take_samples(exec_env *x, const executor *ex,
     return RB_OK;
 }
 
-typedef struct {
-    uint64_t iters;
-    uint64_t sums[HARNESS_MAX_THREADS];
-} clock_job;
-
-static void job_clock(void *arg, int tid, int nt)
-{
-    (void)nt;
-    clock_job *c = arg;
-    c->sums[tid] = rb_clock_chain(c->iters);
-}
-
 /* The team's clock now: 64 dependent adds per iteration, one cycle each
  * (rb_clock_chain), about a millisecond on every thread between barriers,
  * the best of five; *spread the best over the median, minus 1. */
 static double team_ghz(pool *team, double *spread)
 {
-    clock_job c = {.iters = 40000};
+    pool_clock c = {.iters = 40000};
     double g[5];
     for (int i = 0; i < 5; i++) {
-        const double s = pool_run(team, job_clock, &c);
+        const double s = pool_run(team, pool_job_clock, &c);
         g[i] = s > 0.0 ? 64.0 * (double)c.iters / s / 1e9 : 0.0;
     }
     const double best = stats_max(g, 5), med = stats_median(g, 5);

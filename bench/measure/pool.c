@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceiling.h"
 #include "timer.h"
 
 typedef struct {
@@ -172,4 +173,12 @@ int pool_close(hwloc_topology_t topo, pool *team, pin_plan *pins, int rc,
     pool_destroy(team);
     pin_plan_free(pins);
     return pin_unbind_self_after(topo, rc, e);
+}
+
+void pool_job_clock(void *arg, int tid, int nthreads)
+{
+    (void)nthreads;
+    pool_clock *c = arg;
+    if (tid < POOL_CLOCK_MAX)
+        c->sums[tid] = rb_clock_chain(c->iters);
 }

@@ -5,6 +5,7 @@
 #define ROOFBENCH_POOL_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "pin.h"
 
@@ -28,6 +29,17 @@ const char *pool_binding(const pool *p, int tid);
 
 /* Stops the workers; the caller keeps its binding. */
 void pool_destroy(pool *p);
+
+/* The clock job (pool_run(team, pool_job_clock, &c)): every member runs
+ * rb_clock_chain(c.iters), 64 dependent adds per iteration, one cycle
+ * each, and leaves its sum (64 x iters when it ran whole) in
+ * c.sums[tid]; 64 x iters / seconds is the clock. */
+enum { POOL_CLOCK_MAX = 64 };
+typedef struct {
+    uint64_t iters;
+    uint64_t sums[POOL_CLOCK_MAX];
+} pool_clock;
+void pool_job_clock(void *arg, int tid, int nthreads);
 
 /* A team of nthreads: the plan (pin_plan_make) and the pool
  * (pool_create) together; on a failure nothing is left. */
