@@ -132,13 +132,16 @@ void report_all_summary(const char *dir, const char *ceil,
     const json_t *ends[2] = {best, worst};
     for (int k = 0; k < 2 && best; k++)
         fprintf(
-            f, "  %s its roof: %s %s, %lld thread%s, %.3g%%\n",
+            f, "  %s its roof: %s %s, %lld thread%s, %.3g%%%s\n",
             k ? "farthest from" : "nearest to",
             esc(json_string_value(json_object_get(ends[k], "kernel"))),
             esc(json_string_value(json_object_get(ends[k], "dtype"))),
             (long long)json_integer_value(json_object_get(ends[k], "threads")),
             rb_plural(json_integer_value(json_object_get(ends[k], "threads"))),
-            100 * (k ? wf : bf));
+            100 * (k ? wf : bf),
+            (k ? wf : bf) > 1.0 ? " (over the roof's figure, within its "
+                                  "measured spread)"
+                                : "");
     if (above)
         fprintf(f,
                 "  above the measured roof (beyond its spread): %d row%s, "
@@ -236,7 +239,8 @@ static const job_chart charts[] = {
      "byte it must move. Grey: the compute roofs measured at each vector "
      "width; dashed: OpenBLAS's GEMM, what a tuned kernel reaches; blue: each "
      "memory level's read roof (the best of one, two and four read "
-     "streams), up to the ridge where it meets the peak; dotted orange, on the 1-thread panels, the network link's, "
+     "streams), up to the ridge where it meets the peak; dotted orange, on the "
+     "1-thread panels, the network link's, "
      "where the network step measured it. Left of a ridge a kernel can go "
      "no faster than its level's diagonal, right of it no faster than the "
      "peak: look at how far each marker sits below the roof above it, and "

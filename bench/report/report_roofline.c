@@ -126,8 +126,9 @@ static void placed(panel_obstacles *o, box t)
 
 /* Where a compute roof's label goes (right-aligned at *xl): just above
  * its line at the right end, else just below it, else a step further
- * above or below, else the same a decade to the left; clear of the panel's points, the labels placed so far and
- * every other horizontal roof (lines, nl of them, its own among them). */
+ * above or below, else the same a decade to the left; clear of the panel's
+ * points, the labels placed so far and every other horizontal roof (lines, nl
+ * of them, its own among them). */
 static void place_compute(const panel_obstacles *obs, const double *lines,
                           size_t nl, double g, size_t len, double *xl,
                           double *yl)
@@ -141,8 +142,8 @@ static void place_compute(const panel_obstacles *obs, const double *lines,
     /* just above, just below, then a step further out each way (two roofs
      * within a few percent leave no room between them), at the right end
      * and then a decade to the left */
-    static const double off[6] = {1.08, 1.0 / 1.08, 1.2,
-                                  1.0 / 1.2, 1.35, 1.0 / 1.35};
+    static const double off[6] = {1.08,      1.0 / 1.08, 1.2,
+                                  1.0 / 1.2, 1.35,       1.0 / 1.35};
     for (int c = 0; c < 12; c++) {
         const double x = c < 6 ? X_HI * 0.9 : X_HI * 0.09;
         const double y = g * off[c % 6];
@@ -335,8 +336,8 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                     pk[npk++] = p;
             }
             for (size_t a = 1; a < npk; a++)
-                for (size_t b = a; b > 0 && num(pk[b], "gflops") >
-                                                num(pk[b - 1], "gflops");
+                for (size_t b = a;
+                     b > 0 && num(pk[b], "gflops") > num(pk[b - 1], "gflops");
                      b--) {
                     const json_t *tmp = pk[b];
                     pk[b] = pk[b - 1];

@@ -43,6 +43,15 @@ static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof,
                  100.0 * b.fraction, b.attainable_gflops, roof_bound_roof(&b),
                  100.0 * b.spread);
         jd_set(d, o, "note", json_string(note));
+    } else if (b.fraction > 1.0) {
+        char note[240];
+        snprintf(note, sizeof(note),
+                 "over 100%% of the roof, within its spread: %.0f%% of %.4g "
+                 "GFLOP/s (%s), whose own measured points reach %.0f%% of "
+                 "that figure",
+                 100.0 * b.fraction, b.attainable_gflops, roof_bound_roof(&b),
+                 100.0 * (1.0 + b.spread));
+        jd_set(d, o, "note", json_string(note));
     }
     if (b.mix != r->kernel->access)
         jd_set(d, o, "mix_note",
@@ -193,9 +202,9 @@ static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
     for (size_t i = 0; i < doc->res->nrows; i++) {
         const harness_row *r = &doc->res->rows[i];
         double change, noise;
-        clocks += drift_clock_moved(r->ghz_before, r->ghz_spread_before,
-                                    r->ghz_after, r->ghz_spread_after, &change,
-                                    &noise);
+        clocks +=
+            drift_clock_moved(r->ghz_before, r->ghz_spread_before, r->ghz_after,
+                              r->ghz_spread_after, &change, &noise);
     }
     return jd_pack(d, "{s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:s}", "clock_noise",
                    jd_num(DRIFT_CLOCK_NOISE), "bandwidth_noise_floor",
@@ -345,10 +354,12 @@ static void header_text(FILE *f)
 }
 
 /* One row; the reason it has no roof goes to why (the first seen), *above
- * counts the rows above their measured roof and *unstable those timed on
- * a moving machine (marked ~). */
+ * counts the rows above their measured roof (marked !), *over those over
+ * 100% within the roof's spread (+) and *unstable those timed on a moving
+ * machine (~). */
 static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
-                     char *why, size_t whylen, int *above, int *unstable)
+                     char *why, size_t whylen, int *above, int *over,
+                     int *unstable)
 {
     const roofline *roof = doc->roof;
     char moved[2][200];
@@ -376,9 +387,11 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
                        r->counts.flops, r->counts.bytes, harness_row_gflops(r),
                        &b, reason, sizeof(reason)) == 0) {
         fprintf(f, "%-8s %8.2f %5.1f%%%c%c %-8s\n", b.level.name,
-                b.attainable_gflops, 100.0 * b.fraction, b.above ? '!' : ' ',
+                b.attainable_gflops, 100.0 * b.fraction,
+                b.above ? '!' : (b.fraction > 1.0 ? '+' : ' '),
                 nmoved ? '~' : ' ', roof_bound_roof(&b));
         *above += b.above;
+        *over += !b.above && b.fraction > 1.0;
     } else {
         fprintf(f, "%-8s %8s %6s%c  %-8s\n", "n/a", "n/a", "n/a",
                 nmoved ? '~' : ' ', "n/a");
@@ -440,11 +453,11 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
             fprintf(f, "counters: %s unavailable: %s\n", doc->events->name[i],
                     doc->events->reason[i]);
     char why[256] = "";
-    int above = 0, unstable = 0;
+    int above = 0, over = 0, unstable = 0;
     for (size_t i = 0; i < doc->res->nrows; i++) {
         if (i == 0)
             header_text(f);
-        row_text(doc, &doc->res->rows[i], f, why, sizeof(why), &above,
+        row_text(doc, &doc->res->rows[i], f, why, sizeof(why), &above, &over,
                  &unstable);
     }
     fprintf(f,
@@ -464,6 +477,12 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
                 "changed, or no bandwidth kernel matches the\naccess); "
                 "results.json gives both figures.\n",
                 above, rb_plural(above));
+    if (over)
+        fprintf(f,
+                "+ %d row%s over 100%% of the roof but within its spread: the "
+                "roof's figure is\nthe median of its level's best points, "
+                "and its own best point lies that far\nabove it.\n",
+                over, rb_plural(over));
     stability_text(doc, unstable, f);
     if (why[0])
         fprintf(f, "n/a: %s\n", why);
