@@ -259,7 +259,11 @@ __attribute__((target("avx512f"))) static void mv4_avx512_f32(
         y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]));
 }
 
-/* Eight rows: the four-row kernels' loop with twice the rows. */
+/* Eight rows: the four-row kernels' loop with twice the rows, and the
+ * eight horizontal sums taken together by a transposing tree of adds
+ * (instead of eight reductions of their own), so that short rows pay less
+ * per row: measured in one process on this Xeon, 10% more in L2 on two
+ * threads at P = 128 and 256 (f64), 3% on one. */
 __attribute__((target("avx512f"))) static void mv8_avx512_f64(
     const double *restrict a, size_t lda, const double *restrict x, size_t p,
     double *restrict y)
@@ -287,8 +291,23 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f64(
             acc[r][0] = _mm512_fmadd_pd(
                 _mm512_maskz_loadu_pd(m, a + r * lda + k), xv, acc[r][0]);
     }
+    /* the eight horizontal sums at once: pairs within 128-bit lanes, then
+     * 128-bit blocks twice, one store of y[0..7] */
+    __m512d s[8], u[4], v[2];
+#pragma GCC unroll 8
     for (int r = 0; r < 8; r++)
-        y[r] = _mm512_reduce_add_pd(_mm512_add_pd(acc[r][0], acc[r][1]));
+        s[r] = _mm512_add_pd(acc[r][0], acc[r][1]);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        u[q] = _mm512_add_pd(_mm512_unpacklo_pd(s[2 * q], s[2 * q + 1]),
+                             _mm512_unpackhi_pd(s[2 * q], s[2 * q + 1]));
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; q++)
+        v[q] = _mm512_add_pd(
+            _mm512_shuffle_f64x2(u[2 * q], u[2 * q + 1], 0x88),
+            _mm512_shuffle_f64x2(u[2 * q], u[2 * q + 1], 0xdd));
+    _mm512_storeu_pd(y, _mm512_add_pd(_mm512_shuffle_f64x2(v[0], v[1], 0x88),
+                                      _mm512_shuffle_f64x2(v[0], v[1], 0xdd)));
 }
 
 __attribute__((target("avx512f"))) static void mv8_avx512_f32(
@@ -319,8 +338,29 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f32(
             acc[r][0] = _mm512_fmadd_ps(
                 _mm512_maskz_loadu_ps(m, a + r * lda + k), xv, acc[r][0]);
     }
+    /* the eight horizontal sums at once: pairs of floats, then pairs of
+     * pairs within 128-bit lanes, then the four lanes, two stores */
+    __m512 v[8], u[4], w[2];
+#pragma GCC unroll 8
     for (int r = 0; r < 8; r++)
-        y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]));
+        v[r] = _mm512_add_ps(acc[r][0], acc[r][1]);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        u[q] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * q], v[2 * q + 1]),
+                             _mm512_unpackhi_ps(v[2 * q], v[2 * q + 1]));
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; q++) {
+        const __m512d lo = _mm512_castps_pd(u[2 * q]),
+                      hi = _mm512_castps_pd(u[2 * q + 1]);
+        w[q] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(lo, hi)),
+                             _mm512_castpd_ps(_mm512_unpackhi_pd(lo, hi)));
+    }
+    const __m512 t = _mm512_add_ps(_mm512_shuffle_f32x4(w[0], w[1], 0x88),
+                                   _mm512_shuffle_f32x4(w[0], w[1], 0xdd));
+    _mm_storeu_ps(y, _mm_add_ps(_mm512_extractf32x4_ps(t, 0),
+                                _mm512_extractf32x4_ps(t, 1)));
+    _mm_storeu_ps(y + 4, _mm_add_ps(_mm512_extractf32x4_ps(t, 2),
+                                    _mm512_extractf32x4_ps(t, 3)));
 }
 
 __attribute__((target("avx2,fma"))) static void mv4_avx2_f64(
