@@ -72,7 +72,7 @@ static const flag_table all_table = {
     "output (STEP.txt, STEP.log); prints a summary.",
     all_flags,
     sizeof(all_flags) / sizeof(all_flags[0]),
-    "The default took 7 minutes on two cores, --quick under 2 minutes.\n"
+    "The default took 7.5 minutes on two cores, --quick 2.5 minutes.\n"
     "Exit status: 0 every step succeeded (or was skipped with its reason), "
     "1 a step\nfailed, 2 bad input, 130 or 143 after SIGINT or SIGTERM (the "
     "finished steps\nare kept).",
