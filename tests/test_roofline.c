@@ -129,6 +129,13 @@ static void test_bound(void)
                              1.0, &b, why, sizeof(why)),
               0);
     CHECK(b.spread == 0.10 && strcmp(roof_bound_roof(&b), "L2>DRAM") == 0);
+    /* a mixed roof that found no level: the read roof too */
+    r.teams[0].bw[RB_ACCESS_MIXED].nlevels = 0;
+    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
+    r.teams[0].bw[RB_ACCESS_MIXED].nlevels = 3;
     /* no mixed roof measured: the read roof, and the bound says so */
     r.teams[0].bw[RB_ACCESS_MIXED].present = 0;
     CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
@@ -610,6 +617,13 @@ static void test_roof_selection(void)
     ceilings_roof_build(c, 3, 1, RB_ACCESS_MIXED, 1024 * MIB, 1, cache,
                         &only_reads);
     CHECK(!only_reads.present);
+    /* the spread counts every kernel of the mix: read4's best DRAM point
+     * (13 x 1.25) beats read2's (14 x 1.10), though read2's median wins */
+    free(c[2].points);
+    synthetic(&c[2], BW_READ4, 95.0, 13.0, 1.25);
+    ceilings_roof_build(c, 5, 1, RB_ACCESS_READ, 1024 * MIB, 1, cache, &read);
+    CHECK(read.nlevels == 2 && read.level_kernel[1] == BW_READ2);
+    CHECK(NEAR(read.level_spread[1], 13.0 * 1.25 / 14.0 - 1.0, 1e-9));
     /* another team's curves are not this team's */
     ceilings_roof_build(c, 5, 2, RB_ACCESS_READ, 1024 * MIB, 1, cache, &read);
     CHECK(!read.present);

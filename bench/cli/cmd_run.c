@@ -271,6 +271,17 @@ static void print_run(session *s, void *ctx, const char *status)
     report_run_text(&d, session_dir(s), stdout);
 }
 
+/* One end of the drift probes. A probe that fails costs its verdict, not
+ * the run: it is left unmeasured and the failure said. */
+static void probe(const rb_machine *m, double avail, drift_probes *ps,
+                  int which)
+{
+    rb_err pe = {""};
+    if (ceilings_probe(m->topo, m->isa, avail, ps, which, &pe) != RB_OK)
+        progress_say("drift probe at the %s failed, left unmeasured: %s",
+                     which ? "end" : "start", pe.msg);
+}
+
 static int measure(const rb_machine *m, run_state *st, const run_opts *o,
                    const flag_seen *seen, rb_err *e)
 {
@@ -296,15 +307,13 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
         progress_say("probing the %d roof level%s the rows may use, before "
                      "the rows and again after them (drift)",
                      st->probes.nprobes, rb_plural(st->probes.nprobes));
-        run_rc =
-            ceilings_probe(m->topo, m->isa, avail, &st->probes, 0, &run_err);
+        probe(m, avail, &st->probes, 0);
     }
-    if (!rc && !interrupted && !run_rc && !interrupt_requested())
+    if (!rc && !interrupted && !interrupt_requested())
         run_rc =
             harness_run(m->topo, &st->plan, &st->res, on_row, st, &run_err);
     if (!rc && !interrupted && !run_rc && !interrupt_requested())
-        run_rc =
-            ceilings_probe(m->topo, m->isa, avail, &st->probes, 1, &run_err);
+        probe(m, avail, &st->probes, 1);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
                                interrupted || st->res.interrupted, print_run,

@@ -245,6 +245,9 @@ static void sample_job(pool *team, pool_job job, void *ctx, uint64_t *reps,
 /* GHz of every thread of the team running the add chain at once; the best
  * sample, as for every roof: a neighbour on a shared machine can only slow
  * a sample down. */
+_Static_assert((int)CEIL_MAX_THREADS <= (int)POOL_CLOCK_MAX,
+               "the clock job holds a sum for every thread of a team");
+
 static int measure_clock(pool *team, int nt, const ceilings_plan *plan,
                          ceil_clock *out, rb_err *e)
 {
@@ -736,7 +739,11 @@ int ceilings_probe(hwloc_topology_t topo, unsigned isa, double mem_avail,
         while (k < BW_NKERNELS &&
                strcmp(bw_kernel_name((bw_kernel)k), p->kernel) != 0)
             k++;
-        if (k == BW_NKERNELS)
+        /* a kernel this build lacks, a team larger than the bandwidth
+         * sweep holds, or a working set the memory cannot spare: left
+         * unmeasured (no verdict), the run goes on */
+        if (k == BW_NKERNELS || p->threads > CEIL_MAX_THREADS ||
+            (mem_avail > 0.0 && p->bytes > mem_avail / 3.0))
             continue;
         ceilings_plan plan;
         ceilings_plan_defaults(&plan, 1, p->threads, isa, 0.0, mem_avail);

@@ -143,9 +143,10 @@ typedef struct {
  * (log-log interpolation between each curve's own points), and the levels
  * found in the envelope. A level's bandwidth is one kernel's: the kernel
  * with the highest median over the level's points, measured the same way
- * as the others; its spread is how far that kernel's best point in the
- * level lies above the median (the roof's own noise: a kernel faster than
- * gbs x (1 + spread) beat every point the roof measured there). */
+ * as the others; its spread is how far the best point any kernel of the
+ * mix measured in the level lies above that median (the roof's own noise:
+ * a kernel faster than gbs x (1 + spread) beat every point the roof
+ * measured there). */
 typedef struct {
     int present;      /* some kernel of the mix was swept        */
     unsigned kernels; /* bit k: bw_kernel k is in the envelope   */

@@ -502,6 +502,9 @@ static int take_samples(exec_env *x, const executor *ex,
     return RB_OK;
 }
 
+_Static_assert((int)HARNESS_MAX_THREADS <= (int)POOL_CLOCK_MAX,
+               "the clock job holds a sum for every thread of a team");
+
 /* The team's clock now: 64 dependent adds per iteration, one cycle each
  * (rb_clock_chain), about a millisecond on every thread between barriers,
  * the best of five; *spread the best over the median, minus 1. */

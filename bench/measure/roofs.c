@@ -38,14 +38,15 @@ static double curve_best_at(const ceil_curve *c, double ws)
     return c->points[c->npoints - 1].gbs_best;
 }
 
-/* Each level's kernel: the highest median over the level's points, and
- * how far its best point there lies above that median. */
+/* Each level's kernel: the highest median over the level's points; and
+ * how far the best point any kernel of the mix measured there lies above
+ * that median (the roof's own data reached that far). */
 static void level_kernels(const ceil_curve *curves, int ncurves, int threads,
                           rb_access mix, ceil_roof *out)
 {
     for (size_t l = 0; l < out->nlevels; l++) {
         plateau *lv = &out->levels[l];
-        double best_median = 0.0, best_max = 0.0;
+        double best_median = 0.0, best_point = 0.0;
         int best_k = -1;
         for (int i = 0; i < ncurves; i++) {
             const ceil_curve *c = &curves[i];
@@ -61,9 +62,9 @@ static void level_kernels(const ceil_curve *curves, int ncurves, int threads,
             if (n == 0)
                 continue;
             const double med = stats_median(v, n);
+            best_point = fmax(best_point, stats_max(v, n));
             if (med > best_median) {
                 best_median = med;
-                best_max = stats_max(v, n);
                 best_k = (int)c->kernel;
             }
         }
@@ -71,7 +72,7 @@ static void level_kernels(const ceil_curve *curves, int ncurves, int threads,
             continue; /* no curve covers it: the envelope's own median */
         lv->gbs = best_median;
         out->level_kernel[l] = best_k;
-        out->level_spread[l] = best_max / best_median - 1.0;
+        out->level_spread[l] = best_point / best_median - 1.0;
     }
 }
 

@@ -293,8 +293,9 @@ const roof_bw *roof_team_read(const roof_team *t)
 
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix)
 {
-    return mix < RB_NACCESS && t->bw[mix].present ? &t->bw[mix]
-                                                  : roof_team_read(t);
+    return mix < RB_NACCESS && t->bw[mix].present && t->bw[mix].nlevels > 0
+               ? &t->bw[mix]
+               : roof_team_read(t);
 }
 
 /* The envelope at working set ws, interpolated in log-log. */

@@ -61,7 +61,7 @@ typedef struct {
 /* The read roof of a team (every team of a document has one). */
 const roof_bw *roof_team_read(const roof_team *t);
 /* The roof of a mix: its own, or the read roof where it was not
- * measured. */
+ * measured or found no level. */
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix);
 
 /* From a ceilings document: its schema, version and status (complete),

@@ -186,18 +186,19 @@ static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
         double change, noise;
         const int mv = drift_probe_moved(p, &change, &noise);
         moved += mv;
-        jd_push(d, probes, "probes",
-                jd_pack(d,
-                        "{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
-                        "s:o, s:b}",
-                        "threads", p->threads, "mix", rb_access_name(p->mix),
-                        "level", p->level, "kernel", p->kernel, "bytes",
-                        jd_num(p->bytes), "start_gbs",
-                        p->have[0] ? jd_num(p->gbs[0]) : json_null(), "end_gbs",
-                        p->have[1] ? jd_num(p->gbs[1]) : json_null(),
-                        "start_spread", jd_num(p->spread[0]), "end_spread",
-                        jd_num(p->spread[1]), "change", jd_num(change), "noise",
-                        jd_num(noise), "moved", mv));
+        jd_push(
+            d, probes, "probes",
+            jd_pack(
+                d,
+                "{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
+                "s:o, s:b}",
+                "threads", p->threads, "mix", rb_access_name(p->mix), "level",
+                p->level, "kernel", p->kernel, "bytes", jd_num(p->bytes),
+                "start_gbs", p->have[0] ? jd_num(p->gbs[0]) : json_null(),
+                "end_gbs", p->have[1] ? jd_num(p->gbs[1]) : json_null(),
+                "start_spread", p->have[0] ? jd_num(p->spread[0]) : json_null(),
+                "end_spread", p->have[1] ? jd_num(p->spread[1]) : json_null(),
+                "change", jd_num(change), "noise", jd_num(noise), "moved", mv));
     }
     for (size_t i = 0; i < doc->res->nrows; i++) {
         const harness_row *r = &doc->res->rows[i];
@@ -393,7 +394,7 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
         *above += b.above;
         *over += !b.above && b.fraction > 1.0;
     } else {
-        fprintf(f, "%-8s %8s %6s%c  %-8s\n", "n/a", "n/a", "n/a",
+        fprintf(f, "%-8s %8s %6s %c %-8s\n", "n/a", "n/a", "n/a",
                 nmoved ? '~' : ' ', "n/a");
         if (!why[0])
             snprintf(why, whylen, "%s", reason);
@@ -433,11 +434,20 @@ static void stability_text(const run_doc *doc, int unstable, FILE *f)
                 "~ %d row%s timed while the clock or the row's roof moved "
                 "(results.json, rows[].stability, says which)\n",
                 unstable, rb_plural(unstable));
+    else if (moved)
+        fprintf(f, "~ no row depends on a roof that moved, and no row's "
+                   "clock moved\n");
     else if (both == doc->probes->nprobes)
         fprintf(f,
                 "stable: %d roof level%s probed before and after the rows "
-                "within noise, every row's clock within %.0f%%\n",
+                "within noise, every row's clock within its noise (at least "
+                "%.0f%%)\n",
                 both, rb_plural(both), 100.0 * DRIFT_CLOCK_NOISE);
+    else
+        fprintf(f,
+                "drift: %d of %d roof level%s probed at both ends (the "
+                "others could not be measured here)\n",
+                both, doc->probes->nprobes, rb_plural(doc->probes->nprobes));
 }
 
 void report_run_text(const run_doc *doc, const char *dir, FILE *f)
