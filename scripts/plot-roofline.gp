@@ -7,7 +7,8 @@
 # byte of compulsory traffic: the measured compute roofs (scalar and each
 # vector width, grey), OpenBLAS's GEMM as the achievable one (dashed),
 # each memory level's read roof (the best of the read, read2 and read4
-# kernels there) as a diagonal up to where it meets
+# kernels there; dashed, the mixed roof that kernels writing C are held
+# to, where it lies above) as a diagonal up to where it meets
 # the top peak (blue, labelled above it, where no kernel can be), each
 # roof labelled with its value; every verified
 # kernel row at its analytic intensity and best rate. Writes roofline.png
@@ -32,6 +33,7 @@ panels = ""
 kernels = ""
 levpanels = ""
 netpanels = ""
+mixpanels = ""
 # fixed ranges for the scan: a file with no row (no orders step, say)
 # would otherwise leave an invalid autoscaled range
 set xrange [0:2]
@@ -46,6 +48,10 @@ plot "roofline-levels.csv" skip 1 using \
 plot "roofline-roofs.dat" using \
        ((strcol(1) eq "network") ? \
         (netpanels = add_word(netpanels, strcol(2) . ":" . sprintf("%d", $3)), 1) : 1):(1) \
+       with points
+plot "roofline-roofs.dat" using \
+       ((strcol(1) eq "mixed") ? \
+        (mixpanels = add_word(mixpanels, strcol(2) . ":" . sprintf("%d", $3)), 1) : 1):(1) \
        with points
 unset table
 set autoscale
@@ -84,6 +90,10 @@ do for [fmt in "png svg"] {
          "roofline-roofs.dat" using \
            ((strcol(1) eq "memory" && strcol(2) eq dt && $3 == th) ? $5 : NaN):6 \
            with lines linewidth 2 linecolor rgb "#4a7fb5" title "memory levels (read roof)", \
+         "roofline-roofs.dat" using \
+           ((strcol(1) eq "mixed" && strcol(2) eq dt && $3 == th) ? $5 : NaN):6 \
+           with lines dashtype 2 linewidth 1.5 linecolor rgb "#4a7fb5" \
+           title (has(mixpanels, panel) ? "mixed roof, above the read (matmul, batched)" : ""), \
          "roofline-labels.csv" skip 1 using \
            ((strcol(1) eq "compute" && strcol(2) eq dt && $3 == th) ? $4 : NaN):5:6 \
            with labels right font ",8" notitle, \

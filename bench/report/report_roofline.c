@@ -427,6 +427,27 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                                           pow(10.0, (double)len * CHAR_DX),
                                       yl, len));
             }
+            /* the mixed roof, matmul's and batched's (they write C), where
+             * it lies above the read roof's level of the same name: triad
+             * or copy in L1, whose stores have ports of their own */
+            json_array_foreach(roof_levels(team, "mixed"), j, p)
+            {
+                const double bw = num(p, "gbs");
+                double rbw = 0.0;
+                size_t k;
+                json_t *q;
+                json_array_foreach(roof_levels(team, "read"), k, q)
+                {
+                    if (strcmp(str(q, "name"), str(p, "name")) == 0)
+                        rbw = num(q, "gbs");
+                }
+                if (!(bw > 1.10 * rbw)) /* noise apart */
+                    continue;
+                const double ridge = top / bw;
+                const double x0 = fmax(X_LO, 1e-3 * ridge);
+                segment(seg, "mixed", dts[d], th, str(p, "name"), x0, x0 * bw,
+                        ridge, top);
+            }
         }
     }
 }
