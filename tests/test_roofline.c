@@ -13,6 +13,7 @@
 #include "plateau.h"
 #include "report_run.h"
 #include "roofline.h"
+#include "sweep.h"
 
 #define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel)*fabs(b))
 
@@ -698,6 +699,56 @@ static void test_golden_roofs(void)
     json_decref(doc);
 }
 
+/* Curves recorded on this Xeon while other work ran on the second core: the
+ * 2-thread read envelope's L1 plateau runs on through L2 ("L1-L2"), and
+ * the detector once named the plateaus after it L3 and L4 on a machine
+ * with three caches. Every name must be a level the machine has, and the
+ * sweep's "L2" must find the span that holds it. */
+static void test_disturbed_roof(void)
+{
+    json_t *doc = fixture("ceilings-xeon-emr-disturbed-2t.json");
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    ceil_curve curves[BW_NKERNELS];
+    const int n = curves_of(doc, 2, curves, BW_NKERNELS);
+    CHECK(n >= 3);
+    const double cache[3] = {96 * KIB, 4 * MIB, 520 * MIB};
+    ceil_roof read;
+    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
+                        fmax(1024 * MIB, 4.0 * 260 * MIB), 3, cache, &read);
+    CHECK(read.present && read.nlevels >= 2);
+    static const char *const names[] = {"L1",    "L2",    "L3",  "L1-L2",
+                                        "L2-L3", "L1-L3", "DRAM"};
+    roof_team t;
+    memset(&t, 0, sizeof(t));
+    t.threads = 2;
+    roof_bw *b = &t.bw[RB_ACCESS_READ];
+    b->present = 1;
+    for (size_t l = 0; l < read.nlevels; l++) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+            known |= strcmp(read.levels[l].name, names[k]) == 0;
+        if (!known)
+            fprintf(stderr, "  level %zu named %s\n", l, read.levels[l].name);
+        CHECK(known);
+        snprintf(b->levels[l].name, sizeof(b->levels[l].name), "%s",
+                 read.levels[l].name);
+        b->levels[l].gbs = read.levels[l].gbs;
+        b->levels[l].starts_bytes = read.levels[l].first_bytes;
+        b->levels[l].ends_bytes = read.levels[l].last_bytes;
+    }
+    b->nlevels = read.nlevels;
+    const roof_level *l2 = sweep_level(&t, "L2");
+    CHECK(l2 != NULL);
+    if (l2)
+        CHECK(l2->starts_bytes <= 2 * MIB && l2->ends_bytes >= 2 * MIB);
+    CHECK(sweep_level(&t, "L9") == NULL && sweep_level(&t, "DRAM") != NULL);
+    for (int i = 0; i < n; i++)
+        free(curves[i].points);
+    json_decref(doc);
+}
+
 /* The roofline of a recorded v2 ceilings.json (this Xeon, read, read2 and
  * read4 swept), and the bound of default run points on it. */
 static void test_golden_roofline(void)
@@ -882,6 +933,7 @@ int main(void)
     test_drift();
     test_flag_row();
     test_golden_roofs();
+    test_disturbed_roof();
     test_golden_roofline();
     return check_status("test_roofline");
 }

@@ -205,6 +205,17 @@ static void name_levels(const double *bytes, size_t n, plateau *out, size_t np,
     }
 }
 
+/* Whether a cache plateau's name starts past level max_caches. */
+static int past_last(const plateau *out, size_t np, int dram, size_t max_caches)
+{
+    for (size_t k = 0; k + (size_t)dram < np; k++) {
+        unsigned a = 0;
+        if (sscanf(out[k].name, "L%u", &a) == 1 && a > max_caches)
+            return 1;
+    }
+    return 0;
+}
+
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
                       size_t max_caches, const double *cache_bytes,
@@ -225,5 +236,13 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
     np = drop_shelves(bytes, out, np, dram, max_caches, cache_bytes);
     np = cap_levels(gbs, out, np, dram, max_caches);
     name_levels(bytes, n, out, np, dram, max_caches, cache_bytes);
+    /* a span ("L1-L2") uses up a level: a cache plateau that would then
+     * start past the last level ("L4" of three) is merged away, as the
+     * cap does, until every name is a level the machine has */
+    while (max_caches > 0 && np - (size_t)dram >= 2 &&
+           past_last(out, np, dram, max_caches)) {
+        np = cap_levels(gbs, out, np, dram, np - (size_t)dram - 1);
+        name_levels(bytes, n, out, np, dram, max_caches, cache_bytes);
+    }
     return np;
 }

@@ -190,11 +190,30 @@ const roof_team *sweep_team(const roofline *r, int threads)
     return NULL;
 }
 
+/* Whether level name `have` is cache level k or a span "La-Lb" holding
+ * it (a plateau that ran on through the next level, as stores do on some
+ * cores and a noisy edge can make any curve do). */
+static int level_holds(const char *have, unsigned k)
+{
+    unsigned a, b;
+    char tail;
+    if (sscanf(have, "L%u-L%u%c", &a, &b, &tail) == 2)
+        return a <= k && k <= b;
+    return sscanf(have, "L%u%c", &a, &tail) == 1 && a == k;
+}
+
 const roof_level *sweep_level(const roof_team *t, const char *name)
 {
     const roof_bw *b = roof_team_read(t);
     for (size_t l = 0; l < b->nlevels; l++)
         if (strcmp(b->levels[l].name, name) == 0)
+            return &b->levels[l];
+    unsigned k;
+    char tail;
+    if (sscanf(name, "L%u%c", &k, &tail) != 1)
+        return NULL;
+    for (size_t l = 0; l < b->nlevels; l++)
+        if (level_holds(b->levels[l].name, k))
             return &b->levels[l];
     return NULL;
 }

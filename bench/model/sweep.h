@@ -70,7 +70,8 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        uint64_t *side, char *why, size_t whylen);
 
-/* The level called name in team t, or NULL. */
+/* The level called name in the read roof of team t: that name, else for a
+ * cache level "Lk" a span "La-Lb" that holds it; NULL when neither. */
 const roof_level *sweep_level(const roof_team *t, const char *name);
 
 /* The team of a roofline with this many threads, or NULL. */
