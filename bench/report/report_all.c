@@ -62,45 +62,11 @@ static json_t *load_doc(const char *dir, const job_step *steps, size_t n,
     return json_load_file(path, 0, NULL);
 }
 
-/* The headline figures, from the documents the steps left (read back:
- * what the summary says is what the folder holds). */
-void report_all_summary(const char *dir, const char *ceil,
-                        const job_step *steps, size_t nsteps, FILE *f)
+/* The run step's rows in the summary: the kernels nearest to their roof
+ * and farthest from it, the rows above their roof, the drift verdict. */
+static void summary_rows(const char *dir, const job_step *steps, size_t nsteps,
+                         FILE *f)
 {
-    fprintf(f, "\nsummary\n");
-    for (size_t s = 0; s < nsteps; s++) {
-        char t[16];
-        report_all_clock(t, sizeof(t), steps[s].seconds);
-        fprintf(f, "  %-9s %-11s %6s  %s\n", esc(steps[s].name),
-                esc(steps[s].status), steps[s].status[0] == 'n' ? "" : t,
-                steps[s].note ? esc(steps[s].note) : "");
-    }
-    roofline roof;
-    json_t *doc = ceil ? json_load_file(ceil, 0, NULL) : NULL;
-    rb_err e;
-    if (doc && roofline_from_doc(doc, "ceilings.json", &roof, &e) == RB_OK) {
-        for (size_t t = 0; t < roof.nteams; t++) {
-            const roof_team *team = &roof.teams[t];
-            const roof_bw *rd = roof_team_read(team);
-            const roof_level *dram = NULL;
-            for (size_t l = 0; l < rd->nlevels; l++)
-                if (strcmp(rd->levels[l].name, "DRAM") == 0)
-                    dram = &rd->levels[l];
-            if (!dram)
-                continue;
-            fprintf(f, "  ridge, %d thread%s: ", team->threads,
-                    rb_plural(team->threads));
-            for (int d = 0; d < RB_NDTYPES; d++)
-                if (team->peak_gflops[d] > 0)
-                    fprintf(f, "%s%s %.3g FLOP/B (%.4g GFLOP/s over %.4g GB/s)",
-                            d ? "; " : "", rb_dtype_name((rb_dtype)d),
-                            team->peak_gflops[d] / dram->gbs,
-                            team->peak_gflops[d], dram->gbs);
-            fprintf(f, "\n");
-        }
-    }
-    json_decref(doc);
-    /* the kernels: the nearest to their roof and the farthest */
     json_t *run = load_doc(dir, steps, nsteps, "run");
     const json_t *best = NULL, *worst = NULL;
     double bf = -1, wf = INFINITY;
@@ -161,6 +127,49 @@ void report_all_summary(const char *dir, const char *ceil,
                 rb_plural(json_integer_value(
                     json_object_get(stab, "rows_unstable"))));
     json_decref(run);
+}
+
+/* The headline figures, from the documents the steps left (read back:
+ * what the summary says is what the folder holds). */
+void report_all_summary(const char *dir, const char *ceil,
+                        const job_step *steps, size_t nsteps, FILE *f)
+{
+    fprintf(f, "\nsummary\n");
+    for (size_t s = 0; s < nsteps; s++) {
+        char t[16];
+        report_all_clock(t, sizeof(t), steps[s].seconds);
+        fprintf(f, "  %-9s %-11s %6s  %s\n", esc(steps[s].name),
+                esc(steps[s].status), steps[s].status[0] == 'n' ? "" : t,
+                steps[s].note ? esc(steps[s].note) : "");
+    }
+    roofline roof;
+    json_t *doc = ceil ? json_load_file(ceil, 0, NULL) : NULL;
+    rb_err e;
+    if (doc && roofline_from_doc(doc, "ceilings.json", &roof, &e) == RB_OK) {
+        for (size_t t = 0; t < roof.nteams; t++) {
+            const roof_team *team = &roof.teams[t];
+            const roof_bw *rd = roof_team_read(team);
+            const roof_level *dram = NULL;
+            for (size_t l = 0; l < rd->nlevels; l++)
+                if (strcmp(rd->levels[l].name, "DRAM") == 0)
+                    dram = &rd->levels[l];
+            if (!dram)
+                continue;
+            fprintf(f, "  ridge, %d thread%s: ", team->threads,
+                    rb_plural(team->threads));
+            for (int d = 0; d < RB_NDTYPES; d++)
+                if (team->peak_gflops[d] > 0)
+                    fprintf(f, "%s%s %.3g FLOP/B (%.4g GFLOP/s over %.4g GB/s)",
+                            d ? "; " : "", rb_dtype_name((rb_dtype)d),
+                            team->peak_gflops[d] / dram->gbs,
+                            team->peak_gflops[d], dram->gbs);
+            fprintf(f, "\n");
+        }
+    }
+    json_decref(doc);
+    summary_rows(dir, steps, nsteps, f);
+    size_t i;
+    json_t *row;
     /* the four orders: the sentence orders writes */
     json_t *ord = load_doc(dir, steps, nsteps, "orders");
     json_array_foreach(json_object_get(ord, "sizes"), i, row)

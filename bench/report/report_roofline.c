@@ -287,6 +287,32 @@ static void panel_levels(const json_t *orders, const char *dt, long long th,
         each_form(orders, form_obstacle, &p);
 }
 
+/* The mixed roof, matmul's and batched's (they write C), where it lies
+ * 10% or more above the read roof's level of the same name (triad or copy
+ * in L1, whose stores have ports of their own): diagonals up to the top
+ * peak, drawn dashed. */
+static void mixed_diagonals(const json_t *team, const char *dt, long long th,
+                            double top, strbuf *seg)
+{
+    size_t j, k;
+    json_t *p, *q;
+    json_array_foreach(roof_levels(team, "mixed"), j, p)
+    {
+        const double bw = num(p, "gbs");
+        double rbw = 0.0;
+        json_array_foreach(roof_levels(team, "read"), k, q)
+        {
+            if (strcmp(str(q, "name"), str(p, "name")) == 0)
+                rbw = num(q, "gbs");
+        }
+        if (!(bw > 1.10 * rbw)) /* noise apart */
+            continue;
+        const double ridge = top / bw;
+        const double x0 = fmax(X_LO, 1e-3 * ridge);
+        segment(seg, "mixed", dt, th, str(p, "name"), x0, x0 * bw, ridge, top);
+    }
+}
+
 /* The roofs of each team of the ceilings document, each labelled where it
  * covers neither a kernel of the results nor another roof. */
 static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
@@ -427,27 +453,7 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                                           pow(10.0, (double)len * CHAR_DX),
                                       yl, len));
             }
-            /* the mixed roof, matmul's and batched's (they write C), where
-             * it lies above the read roof's level of the same name: triad
-             * or copy in L1, whose stores have ports of their own */
-            json_array_foreach(roof_levels(team, "mixed"), j, p)
-            {
-                const double bw = num(p, "gbs");
-                double rbw = 0.0;
-                size_t k;
-                json_t *q;
-                json_array_foreach(roof_levels(team, "read"), k, q)
-                {
-                    if (strcmp(str(q, "name"), str(p, "name")) == 0)
-                        rbw = num(q, "gbs");
-                }
-                if (!(bw > 1.10 * rbw)) /* noise apart */
-                    continue;
-                const double ridge = top / bw;
-                const double x0 = fmax(X_LO, 1e-3 * ridge);
-                segment(seg, "mixed", dts[d], th, str(p, "name"), x0, x0 * bw,
-                        ridge, top);
-            }
+            mixed_diagonals(team, dts[d], th, top, seg);
         }
     }
 }
