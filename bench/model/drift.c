@@ -22,8 +22,8 @@ int drift_clock_moved(double before, double spread_before, double after,
 }
 
 /* The probe of (threads, mix, level) once it is planned, or NULL. */
-static drift_probe *find(drift_probes *ps, int threads, rb_access mix,
-                         const char *level)
+static const drift_probe *find(const drift_probes *ps, int threads,
+                               rb_access mix, const char *level)
 {
     for (int i = 0; i < ps->nprobes; i++)
         if (ps->probes[i].threads == threads && ps->probes[i].mix == mix &&
@@ -85,8 +85,8 @@ int drift_probe_moved(const drift_probe *p, double *change, double *noise)
 static const drift_probe *one(const drift_probes *ps, int threads,
                               rb_access mix, const char *level)
 {
-    const drift_probe *p = find((drift_probes *)ps, threads, mix, level);
-    return p ? p : find((drift_probes *)ps, threads, RB_ACCESS_READ, level);
+    const drift_probe *p = find(ps, threads, mix, level);
+    return p ? p : find(ps, threads, RB_ACCESS_READ, level);
 }
 
 const drift_probe *drift_probe_for(const drift_probes *ps, int threads,

@@ -291,6 +291,14 @@ const roof_bw *roof_team_read(const roof_team *t)
     return &t->bw[RB_ACCESS_READ];
 }
 
+const roof_level *roof_bw_level(const roof_bw *b, const char *name)
+{
+    for (size_t l = 0; l < b->nlevels; l++)
+        if (strcmp(b->levels[l].name, name) == 0)
+            return &b->levels[l];
+    return NULL;
+}
+
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix)
 {
     return mix < RB_NACCESS && t->bw[mix].present && t->bw[mix].nlevels > 0
@@ -427,11 +435,7 @@ int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
             t = &r->teams[i];
     if (!t)
         return rb_fail(e, RB_EINPUT, "the host ceilings hold no roofline");
-    const roof_bw *rd = roof_team_read(t);
-    const roof_level *dram = NULL;
-    for (size_t l = 0; l < rd->nlevels; l++)
-        if (strcmp(rd->levels[l].name, "DRAM") == 0)
-            dram = &rd->levels[l];
+    const roof_level *dram = roof_bw_level(roof_team_read(t), "DRAM");
     if (!dram)
         return rb_fail(e, RB_EINPUT,
                        "the host ceilings (%d thread%s) show no DRAM plateau: "

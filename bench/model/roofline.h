@@ -60,6 +60,9 @@ typedef struct {
 
 /* The read roof of a team (every team of a document has one). */
 const roof_bw *roof_team_read(const roof_team *t);
+/* The level of a roof called name ("DRAM"), or NULL. */
+const roof_level *roof_bw_level(const roof_bw *b, const char *name);
+
 /* The roof of a mix: its own, or the read roof where it was not
  * measured or found no level. */
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix);

@@ -205,9 +205,9 @@ static int level_holds(const char *have, unsigned k)
 const roof_level *sweep_level(const roof_team *t, const char *name)
 {
     const roof_bw *b = roof_team_read(t);
-    for (size_t l = 0; l < b->nlevels; l++)
-        if (strcmp(b->levels[l].name, name) == 0)
-            return &b->levels[l];
+    const roof_level *exact = roof_bw_level(b, name);
+    if (exact)
+        return exact;
     unsigned k;
     char tail;
     if (sscanf(name, "L%u%c", &k, &tail) != 1)

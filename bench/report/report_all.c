@@ -148,11 +148,8 @@ void report_all_summary(const char *dir, const char *ceil,
     if (doc && roofline_from_doc(doc, "ceilings.json", &roof, &e) == RB_OK) {
         for (size_t t = 0; t < roof.nteams; t++) {
             const roof_team *team = &roof.teams[t];
-            const roof_bw *rd = roof_team_read(team);
-            const roof_level *dram = NULL;
-            for (size_t l = 0; l < rd->nlevels; l++)
-                if (strcmp(rd->levels[l].name, "DRAM") == 0)
-                    dram = &rd->levels[l];
+            const roof_level *dram =
+                roof_bw_level(roof_team_read(team), "DRAM");
             if (!dram)
                 continue;
             fprintf(f, "  ridge, %d thread%s: ", team->threads,
