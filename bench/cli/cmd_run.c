@@ -316,8 +316,11 @@ static int measure(const rb_machine *m, run_state *st, const run_opts *o,
         probe(m, avail, &st->probes, 1);
     rc = rc ? rb_exit_status(rc)
             : session_conclude(&s, run_rc, &run_err,
-                               interrupted || st->res.interrupted, print_run,
-                               st, e);
+                               /* a signal during a drift probe, before
+                                * or after the rows, stops the run too */
+                               interrupted || st->res.interrupted ||
+                                   interrupt_requested(),
+                               print_run, st, e);
     session_close(&s);
     return rc;
 }
