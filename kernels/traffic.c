@@ -18,28 +18,162 @@ static double gcd(double a, double b)
     return a;
 }
 
-double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes)
+/* ---- where a walk lands: sets and lines per set ---------------------------- */
+
+typedef struct {
+    double sets, ways, line; /* line: bytes                               */
+    double page;             /* lines of a 4 KiB page                     */
+} geo;
+
+static geo geo_of(const rb_cache_geom *g)
 {
-    const double sets = g->size / ((double)g->assoc * g->line);
-    if (stride_bytes <= g->line || fmod(stride_bytes, g->line) != 0.0)
-        return sets * g->assoc;
-    const double step = stride_bytes / g->line;
-    return sets / gcd(sets, step) * g->assoc;
+    const geo o = {g->size / ((double)g->assoc * g->line), (double)g->assoc,
+                   (double)g->line, 4096.0 / g->line};
+    return o;
 }
 
-/* Lines missed when a working set of w lines (spread evenly over the
- * sets) is used again after y other lines went through the cache: none
- * when both fit; all of it when w alone does not; in between LRU keeps all
- * but the sets that overflow, and each overflowing line costs its set
- * (ways + 1 lines cycling through ways slots all miss). */
-static double repass(double w, double y, const rb_cache_geom *g)
+/* The sets between two row starts of a walk with this byte stride: the
+ * starts fall on multiples of gcd(stride, sets x line) bytes of the sets'
+ * span, so every spacing-th set (1: all of them). */
+static double spacing(const geo *g, double stride)
 {
-    const double lines = g->size / g->line;
-    if (w + y <= lines)
-        return 0.0;
-    if (w > lines)
-        return w;
-    return fmin(w, (w + y - lines) * (g->assoc + 1.0));
+    return fmax(1.0, gcd(g->sets * g->line, stride) / g->line);
+}
+
+double rb_traffic_sets(const rb_cache_geom *c, double rows, double run,
+                       double stride_bytes)
+{
+    const geo g = geo_of(c);
+    if (rows <= 1.0 || stride_bytes == run * g.line)
+        return fmin(g.sets, rows * run);
+    const double sp = spacing(&g, stride_bytes);
+    return fmin(g.sets, fmin(rows, g.sets / sp) * fmin(run, sp));
+}
+
+double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes)
+{
+    return rb_traffic_sets(g, 1e300, 1.0, stride_bytes) * g->assoc;
+}
+
+/* A walk's footprint: the sets it covers and its lines in each (the
+ * mean; they differ by one at most), times mult when mult walks of one
+ * pattern fall into the same sets (they are full or short together). */
+typedef struct {
+    double sets, per, mult;
+} foot;
+
+/* rows of run contiguous lines, stride bytes apart */
+static foot walk(const rb_cache_geom *c, double rows, double run,
+                 double stride)
+{
+    foot f = {rb_traffic_sets(c, rows, run, stride), 0.0, 1.0};
+    f.per = rows * run / f.sets;
+    return f;
+}
+
+/* two walks of one pattern (the same rows, stride and start) in
+ * different operands, as one */
+static foot twice(foot a)
+{
+    const foot f = {a.sets, a.per, 2.0 * a.mult};
+    return f;
+}
+
+/* Page-aligned operands start in the same set when the sets span a page
+ * at most (an L1 of 64 sets of 64-byte lines): then two walks of one
+ * pattern in different operands hold the same number of lines in every
+ * set, not just the same sets. */
+static int coherent(const geo *g)
+{
+    return g->sets <= g->page;
+}
+
+/* What else goes through the cache between two uses of a walk, and where
+ * it lands relative to the walk's sets: in the same ones (SAME); in one of
+ * them, any (IN: a line at the same column offset of a page-aligned
+ * operand falls into the column's own sets); in sets drawn independently
+ * of them (ANY: a given set of the walk gets it with probability its sets
+ * / all sets); or wherever the other before it landed (WITH: the same
+ * column of another operand). A walk that never meets it is left out. */
+enum { SAME, IN, ANY, WITH };
+typedef struct {
+    foot f;
+    int rel;
+    int moves; /* lands elsewhere in the next pass (a row of the next k) */
+} other;
+
+/* The lines of a walk in one of its sets: the floor or the ceiling of
+ * its mean (times mult), weighted to give the mean; the weight. */
+static double split(foot f, int hi, double *v, int mean)
+{
+    if (mean) { /* where the pattern's start is not known: the mean */
+        *v = f.per * f.mult;
+        return hi ? 0.0 : 1.0;
+    }
+    const double lo = floor(f.per), w = f.per - lo;
+    *v = (lo + hi) * f.mult;
+    return hi ? w : 1.0 - w;
+}
+
+/* The expected loss in one set of r holding r lines and load lines of
+ * the others so far; prev: whether the other before o landed in it;
+ * stay: the probability that none of the moving others that missed the
+ * set landed in it in the pass before. A set full to its last way loses
+ * r again in the pass after an intruder: LRU keeps the intruder, used
+ * late, and evicts the set's own lines one after the other. */
+static double lost_rec(double ways, double r, double load, const other *o,
+                       int n, int prev, int mean, double stay)
+{
+    if (n == 0)
+        return r + load > ways                ? r
+               : r + load == ways && !mean ? r * (1.0 - stay)
+                                            : 0.0;
+    double sum = 0.0, v;
+    /* o->f.sets holds the probability that o lands in the set */
+    const double p = o->rel == WITH ? (double)prev : o->f.sets;
+    for (int hi = 0; hi < 2 && p > 0.0; hi++) {
+        const double w = split(o->f, hi, &v, mean);
+        if (w > 0.0)
+            sum += p * w *
+                   lost_rec(ways, r, load + v, o + 1, n - 1, 1, mean, stay);
+    }
+    if (p < 1.0)
+        sum += (1.0 - p) * lost_rec(ways, r, load, o + 1, n - 1, 0, mean,
+                                    o->moves ? stay * (1.0 - p) : stay);
+    return sum;
+}
+
+/* Lines of walk r that miss when it is used again after the others went
+ * through, under LRU: a set whose lines of r and of the others are more
+ * than its ways loses all of r's lines in it (a cycle of ways + 1 lines
+ * through ways slots misses every time); a set with room loses none. */
+static double lost(const geo *g, foot r, const other *o, int n)
+{
+    other rel[8];
+    for (int i = 0; i < n && i < 8; i++) {
+        rel[i] = o[i];
+        rel[i].f.sets = o[i].rel == SAME ? 1.0
+                        : o[i].rel == IN ? fmin(1.0, o[i].f.sets / r.sets)
+                                         : fmin(1.0, o[i].f.sets / g->sets);
+    }
+    double sum = 0.0, v;
+    for (int hi = 0; hi < 2; hi++) {
+        const double w = split(r, hi, &v, 0);
+        if (w > 0.0)
+            sum += w * lost_rec(g->ways, v, 0.0, rel, n < 8 ? n : 8, 0,
+                                !coherent(g), 1.0);
+    }
+    return r.sets * sum; /* sum is per set, mult included */
+}
+
+/* Two column walks of the same stride in different operands start in
+ * sets that agree modulo the spacing when the operands are page-aligned
+ * (as the harness and cachegrind's child allocate them) and the spacing
+ * divides a page's lines: then the columns of one index fall into the
+ * same sets. */
+static int aligned(const geo *g, double stride)
+{
+    return fmod(g->page, spacing(g, stride)) == 0.0;
 }
 
 /* lines of a row of n contiguous elements */
@@ -48,78 +182,163 @@ static double row_lines(double n, double e)
     return ceil(n / e);
 }
 
+/* ---- the four loop orders ------------------------------------------------ */
+
+typedef struct {
+    double N, P, M, sz, e;
+    double A1, B1, C1; /* one pass over each operand, lines */
+    const rb_cache_geom *c;
+    geo g;
+} shape_in;
+
+/* ijk: row i of A serves every j; column j of B (P lines, M s apart)
+ * serves the e values of j that share its lines; C[i,j] once. */
+static double naive(const shape_in *x)
+{
+    const double N = x->N, P = x->P, M = x->M, sz = x->sz;
+    const foot colB = walk(x->c, P, 1, M * sz), rowA = walk(x->c, 1, row_lines(P, x->e), 0),
+               line = walk(x->c, 1, 1, 0),
+               B = walk(x->c, P, row_lines(M, x->e), M * sz),
+               rowC = walk(x->c, 1, row_lines(M, x->e), 0);
+    /* B's column panel again at j + 1: one k loop went through, and
+     * C's line, at the same column offset: in the column's sets */
+    const other o1[] = {{rowA, ANY, 0},
+                        {line, aligned(&x->g, M * sz) ? IN : ANY, 0}};
+    /* all of B again at i + 1: a row of A and of C went through */
+    const other o2[] = {{rowA, ANY, 1}, {rowC, ANY, 1}};
+    /* row i of A again at j + 1: a column of B */
+    const other o3[] = {{colB, ANY, 0}, {line, ANY, 0}};
+    /* C's line again at j + 1: a column of B and the row of A */
+    const other o4[] = {{colB, ANY, 0}, {rowA, ANY, 0}};
+    const double later_j = M - row_lines(M, x->e); /* j not first of a line */
+    const double b = x->B1 + (N - 1.0) * lost(&x->g, B, o2, 2) +
+                     N * later_j * lost(&x->g, colB, o1, 2);
+    const double a = x->A1 + N * (M - 1.0) * lost(&x->g, rowA, o3, 2);
+    const double c = x->C1 + N * later_j * lost(&x->g, line, o4, 2);
+    return a + b + c;
+}
+
+/* ikj: row i of C serves every k; row k of B streams for every i; A[i,k]
+ * one scalar per k, its line serving e of them. */
+static double row(const shape_in *x)
+{
+    const double N = x->N, P = x->P, sz = x->sz;
+    const foot rowB = walk(x->c, 1, row_lines(x->M, x->e), 0),
+               rowC = rowB, rowA = walk(x->c, 1, row_lines(P, x->e), 0),
+               line = walk(x->c, 1, 1, 0),
+               B = walk(x->c, P, row_lines(x->M, x->e), x->M * sz);
+    /* C's row again at k + 1: a row of B and A's line */
+    const other o1[] = {{rowB, ANY, 1}, {line, ANY, 0}};
+    /* all of B again at i + 1: a row of C and of A */
+    const other o2[] = {{rowC, ANY, 1}, {rowA, ANY, 1}};
+    /* A's line again at k + 1: a row of B and of C */
+    const other o3[] = {{rowB, ANY, 1}, {rowC, ANY, 0}};
+    const double c = x->C1 + N * P * lost(&x->g, rowC, o1, 2);
+    const double b = x->B1 + (N - 1.0) * lost(&x->g, B, o2, 2);
+    const double a = x->A1 + N * (P - row_lines(P, x->e)) *
+                                 lost(&x->g, line, o3, 2);
+    return a + b + c;
+}
+
+/* kij: row k of B serves every i; all of C is read and written for every
+ * k; column k of A (N lines, P s apart) one element per row, its lines
+ * serving e values of k. */
+static double outer(const shape_in *x)
+{
+    const double N = x->N, P = x->P, M = x->M, sz = x->sz;
+    const foot rowB = walk(x->c, 1, row_lines(M, x->e), 0), rowC = rowB,
+               line = walk(x->c, 1, 1, 0),
+               colA = walk(x->c, N, 1, P * sz),
+               C = walk(x->c, N, row_lines(M, x->e), M * sz);
+    /* B's row again at i + 1: a row of C and A's line */
+    const other o1[] = {{rowC, ANY, 1}, {line, ANY, 0}};
+    /* all of C again at k + 1 (and after the zeroing): a row of B and a
+     * column of A */
+    const other o2[] = {{rowB, ANY, 1}, {colA, ANY, 0}};
+    /* A's column again at k + 1: all of C and a row of B */
+    const other o3[] = {{C, ANY, 0}, {rowB, ANY, 1}};
+    const double b = x->B1 + P * (N - 1.0) * lost(&x->g, rowB, o1, 2);
+    const double c = x->C1 + P * lost(&x->g, C, o2, 2);
+    const double a =
+        x->A1 + (P - row_lines(P, x->e)) * lost(&x->g, colA, o3, 2);
+    return a + b + c;
+}
+
+/* jki: column j of C (N lines, M s apart) serves every k; column k of A
+ * (N lines, P s apart) is walked for every (j, k), its lines serving e
+ * values of k; B[k,j] one element, its line serving e values of j. */
+static double column(const shape_in *x)
+{
+    const double N = x->N, P = x->P, M = x->M, sz = x->sz, e = x->e;
+    const geo *g = &x->g;
+    const foot colC = walk(x->c, N, 1, M * sz), colA = walk(x->c, N, 1, P * sz),
+               colB = walk(x->c, P, 1, M * sz), line = walk(x->c, 1, 1, 0),
+               A = walk(x->c, N, row_lines(P, e), P * sz);
+    /* B's and C's columns of one j: the same sets when page-aligned */
+    const int bc = aligned(g, M * sz);
+    /* A's column k and C's column j: the same stride when P = M, in the
+     * same sets for one k panel in every spacing of them (aligned), else
+     * apart */
+    const double same_ac =
+        P == M && aligned(g, M * sz) ? 1.0 / fmin(spacing(g, M * sz),
+                                                   fmax(1.0, P / e))
+                                     : -1.0;
+    /* C's column again at k + 1: A's column and B's line (at the
+     * column's offset: in its sets when aligned) */
+    const int inb = aligned(g, M * sz) ? IN : ANY;
+    double lc, la;
+    {
+        const other same[] = {{colA, SAME, 0}, {line, inb, 1}},
+                    apart[] = {{line, inb, 1}},
+                    any[] = {{colA, ANY, 0}, {line, inb, 1}};
+        lc = same_ac < 0.0 ? lost(g, colC, any, 2)
+                           : same_ac * lost(g, colC, same, 2) +
+                                 (1.0 - same_ac) * lost(g, colC, apart, 1);
+    }
+    /* A's column again at k + 1 (same panel): C's column went through */
+    {
+        const other same[] = {{colC, SAME, 0}, {line, inb, 0}},
+                    apart[] = {{line, ANY, 0}}, any[] = {{colC, ANY, 0}, {line, ANY, 0}};
+        la = same_ac < 0.0 ? lost(g, colA, any, 2)
+                           : same_ac * lost(g, colA, same, 2) +
+                                 (1.0 - same_ac) * lost(g, colA, apart, 1);
+    }
+    /* a whole j went through before A, B's column and C's lines are used
+     * again at j + 1: all of A, B's column and C's column */
+    const other oa[] = {{twice(colC), ANY, 0}};
+    const other oa2[] = {{colB, ANY, 0}, {colC, bc ? WITH : ANY, 0}};
+    const double lA = bc && coherent(g) ? lost(g, A, oa, 1) : lost(g, A, oa2, 2);
+    const other ob[] = {{A, ANY, 0}, {colC, bc ? SAME : ANY, 0}};
+    const double lB = lost(g, colB, ob, 2);
+    const double later_j = M - row_lines(M, e);
+    const double a = x->A1 + (M - 1.0) * lA +
+                     M * (P - row_lines(P, e)) * la;
+    const double b = x->B1 + later_j * lB;
+    /* C's column is zeroed and then used for every k; at j + 1 it is
+     * the same lines, touched again right after */
+    const double c = x->C1 + M * P * lc;
+    return a + b + c;
+}
+
 double rb_traffic_lines(const char *name, rb_shape s, size_t el,
                         const rb_cache_geom *g, const rb_blocking *blk)
 {
     const double N = (double)s.n, P = (double)s.p, M = (double)s.m;
     const double sz = (double)el, e = (double)g->line / sz;
-    const double Z = g->size, lines = Z / g->line;
+    const double Z = g->size;
     const double a_rows = N * row_lines(P, e);   /* A once             */
     const double b_rows = P * row_lines(M, e);   /* B once             */
     const double c_rows = N * row_lines(M, e);   /* C once             */
+    const shape_in x = {N, P, M, sz, e, a_rows, b_rows, c_rows, g, geo_of(g)};
 
-    if (strcmp(name, "matmul_naive") == 0) {
-        /* ijk: row i of A reused across j; column j of B walked with
-         * stride M s for every (i, j); C[i,j] written once. */
-        double b;
-        if ((P * M + P) * sz <= Z)
-            b = b_rows;                     /* B stays: read once        */
-        else if (P <= rb_traffic_capacity(g, M * sz))
-            b = N * b_rows;                 /* a column panel of e
-                                               columns serves e values of
-                                               j: B once per row of C    */
-        else
-            b = N * P * M;                  /* every B access a new line */
-        return a_rows + b + c_rows;
-    }
-    if (strcmp(name, "matmul_row") == 0) {
-        /* ikj: row i of C reused across k; row k of B streamed for every
-         * i; A[i,k] once. */
-        const double c = 2.0 * row_lines(M, e) <= lines ? c_rows : P * c_rows;
-        /* B again for every row of C, with a row of C and of A between */
-        const double b =
-            b_rows + (N - 1.0) * repass(b_rows, row_lines(M, e) +
-                                                     row_lines(P, e), g);
-        return a_rows + b + c;
-    }
-    if (strcmp(name, "matmul_outer") == 0) {
-        /* kij: row k of B reused across i; all of C read and written for
-         * every k; column k of A one element per row. */
-        const int c_fits = (N * M + M) * sz <= Z;
-        /* C again for every k, with a row of B and, on average, N / e new
-         * lines of A's column between */
-        const double c_again =
-            repass(c_rows, row_lines(M, e) + ceil(N / e), g);
-        const double c = c_rows + (P - 1.0) * c_again;
-        const double b =
-            2.0 * row_lines(M, e) <= lines ? b_rows : N * b_rows;
-        /* A's column panel (N lines) survives from k to k + 1 only when
-         * C does not flush it */
-        const double a =
-            (c_fits || c_again < c_rows) && N <= rb_traffic_capacity(g, P * sz)
-                ? a_rows
-                : N * P;
-        return a + b + c;
-    }
-    if (strcmp(name, "matmul_column") == 0) {
-        /* jki: column j of C (stride M s) reused across k; column k of A
-         * (stride P s) walked for every (j, k); B[k,j] one element. The two
-         * columns fall into different sets (their offsets within a line
-         * group differ) except for a few (j, k): each must fit on its own,
-         * and together in the whole cache. */
-        const int a_fits = (N * P + 2.0 * N) * sz <= Z;
-        if ((N <= rb_traffic_capacity(g, M * sz) &&
-             N <= rb_traffic_capacity(g, P * sz) && 2.0 * N <= lines) ||
-            a_fits) {
-            const double c = c_rows;
-            const double a = a_fits ? a_rows : M * a_rows;
-            const double b = a_fits ? b_rows : P * M;
-            return a + b + c;
-        }
-        /* the two columns do not fit together: every access to A and C
-         * brings a line, B too */
-        return 2.0 * N * P * M + P * M;
-    }
+    if (strcmp(name, "matmul_naive") == 0)
+        return naive(&x);
+    if (strcmp(name, "matmul_row") == 0)
+        return row(&x);
+    if (strcmp(name, "matmul_outer") == 0)
+        return outer(&x);
+    if (strcmp(name, "matmul_column") == 0)
+        return column(&x);
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
         N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0) {
         /* the skinny path (matmul_blocked.c), in place: W read once

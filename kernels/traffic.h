@@ -23,6 +23,13 @@ typedef struct {
  * sets, so the cache holds far fewer of its lines than its size says. */
 double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes);
 
+/* Sets of the cache that `rows` rows of `run` contiguous lines each,
+ * stride_bytes apart, fall into (a column of a row-major matrix: run 1,
+ * the row's bytes apart). A stride of a multiple of sets x line bytes
+ * puts every row in one set. */
+double rb_traffic_sets(const rb_cache_geom *g, double rows, double run,
+                       double stride_bytes);
+
 /* Lines filled for one call of kernel `name` (matmul_naive, matmul_column,
  * matmul_row, matmul_outer, matmul_blocked) on shape s with element size
  * el; blk gives the blocked kernel's tile and blocks (ignored otherwise).
