@@ -202,8 +202,8 @@ static double naive(const shape_in *x)
                rowC = walk(x->c, 1, row_lines(M, x->e), 0);
     /* B's column panel again at j + 1: one k loop went through, and
      * C's line, at the same column offset: in the column's sets */
-    const other o1[] = {{rowA, ANY, 0},
-                        {line, aligned(&x->g, M * sz) ? IN : ANY, 0}};
+    const int al = aligned(&x->g, M * sz);
+    const other o1[] = {{rowA, ANY, 0}, {line, al ? IN : ANY, 0}};
     /* all of B again at i + 1: a row of A and of C went through */
     const other o2[] = {{rowA, ANY, 1}, {rowC, ANY, 1}};
     /* row i of A again at j + 1: a column of B */
@@ -320,6 +320,53 @@ static double column(const shape_in *x)
     return a + b + c;
 }
 
+/* The blocked kernel's skinny path (matmul_blocked.c), in place: for
+ * each block of C (all N rows, JC columns), for each skb-deep block of W,
+ * for each strip of sw columns, for each row group (at most 6 rows): the
+ * C tile += the group's rows of the A block x the strip block (skb x
+ * sw). Each strip block serves every row group, each A block (N x skb)
+ * every strip of the C block, each C block every W block. */
+static double skinny(const shape_in *x, const rb_blocking *blk)
+{
+    const double N = x->N, P = x->P, M = x->M, sz = x->sz;
+    const rb_cache_geom *c = x->c;
+    const double groups = ceil(N / 6.0), h = N / groups;
+    /* W beyond L2: blocks of 32 rows with at most three row groups,
+     * twice skb from four on (as the kernel blocks it) */
+    const int far = P * M * sz > 2.0 * (double)blk->sc_bytes;
+    const double skb = far && groups <= 3.0 ? fmin((double)blk->skb, 32.0)
+                       : far                ? 2.0 * (double)blk->skb
+                                            : (double)blk->skb;
+    const double SW = (double)blk->sw, KB = fmin(skb, P);
+    double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
+    JC = fmin(JC < SW ? SW : JC, M);
+    const double jcn = ceil(M / JC), kbn = ceil(P / KB),
+                 strips = ceil(JC / SW);
+    const double sl = ceil(SW * sz / x->g.line);  /* lines of a strip row */
+    const int in = aligned(&x->g, M * sz) ? IN : ANY;
+    const foot strip = walk(c, KB, sl, M * sz),
+               tile = walk(c, h, sl, M * sz),
+               arow = walk(c, h, ceil(KB * sz / x->g.line), P * sz),
+               ablk = walk(c, N, ceil(KB * sz / x->g.line), P * sz),
+               ccol = walk(c, N, sl, M * sz),
+               wblk = walk(c, KB, ceil(JC * sz / x->g.line), M * sz),
+               cblk = walk(c, N, ceil(JC * sz / x->g.line), M * sz);
+    /* the strip block again for the next row group: that group's rows of
+     * the A block and its C tile (the strip's columns: its sets) */
+    const other ow[] = {{arow, ANY, 1}, {tile, in, 1}};
+    /* the A block again for the next strip: the strip block and the C
+     * tiles of every group */
+    const other oa[] = {{strip, ANY, 1}, {ccol, ANY, 1}};
+    /* the C block again for the next W block: that W block and A block */
+    const other oc[] = {{wblk, ANY, 1}, {ablk, ANY, 1}};
+    const double w = x->B1 + (groups - 1.0) * kbn * ceil(M / SW) *
+                                 lost(&x->g, strip, ow, 2);
+    const double a = jcn * x->A1 + jcn * kbn * (strips - 1.0) *
+                                       lost(&x->g, ablk, oa, 2);
+    const double cc = x->C1 + jcn * (kbn - 1.0) * lost(&x->g, cblk, oc, 2);
+    return w + a + cc;
+}
+
 double rb_traffic_lines(const char *name, rb_shape s, size_t el,
                         const rb_cache_geom *g, const rb_blocking *blk)
 {
@@ -340,39 +387,8 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
     if (strcmp(name, "matmul_column") == 0)
         return column(&x);
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
-        N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0) {
-        /* the skinny path (matmul_blocked.c), in place: W read once
-         * when a strip block (skb x sw) stays for the row groups after
-         * the first, else once per row group; C in blocks of all N rows
-         * and JC columns, each reloaded once per skb-deep block of W
-         * unless it stays beside the blocks of W and A; the A block
-         * (N x skb) once per C block when it stays across the strips,
-         * else once per strip */
-        const double groups = ceil(N / 6.0);
-        /* W beyond L2: blocks of 32 rows with at most three row groups,
-         * twice skb from four on (as the kernel blocks it) */
-        const int far = P * M * sz > 2.0 * (double)blk->sc_bytes;
-        const double skb = far && groups <= 3.0 ? fmin((double)blk->skb, 32.0)
-                           : far                ? 2.0 * (double)blk->skb
-                                                : (double)blk->skb;
-        const double SW = (double)blk->sw, KB = fmin(skb, P);
-        double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
-        JC = fmin(JC < SW ? SW : JC, M);
-        const double jcn = ceil(M / JC), kbn = ceil(P / KB);
-        const double wblock = KB * SW * sz, ablock = N * KB * sz;
-        /* rows of the strip block ldb apart: the sets they map to must
-         * hold them (a 2 KiB stride leaves an eighth of L1's sets) */
-        const double strip_lines = ceil(SW * sz / g->line);
-        const int w_stays =
-            wblock + ablock <= Z &&
-            KB * strip_lines <= rb_traffic_capacity(g, M * sz) * strip_lines;
-        const double w = w_stays ? b_rows : groups * b_rows;
-        const double a =
-            (ablock + wblock <= Z ? jcn : jcn * ceil(JC / SW)) * a_rows;
-        const double c = N * JC * sz + wblock + ablock <= Z ? c_rows
-                                                            : kbn * c_rows;
-        return w + a + c;
-    }
+        N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0)
+        return skinny(&x, blk);
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->kc > 0) {
         const double MR = (double)blk->mr, NR = (double)blk->nr;
         const double KC = fmin((double)blk->kc, P), MC = fmin((double)blk->mc, N),
@@ -387,16 +403,25 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
          * per micro-kernel call when one B and one A micro-panel do not
          * fit together */
         const int b_block_fits = (KC * NC + MC * KC) * sz <= Z;
-        const int micro_fits = (KC * NR + MR * KC) * sz <= Z;
-        const double bp = b_block_fits
-                              ? 0.0
-                              : jcn * pcn * icn * (KC * NC / e) *
-                                    (micro_fits ? 1.0 : MC / MR);
+        /* summed over the blocks, remainders included: every row block
+         * streams all of packed B (P M / e lines); the micro-panel of B
+         * (KC x NR, contiguous) then serves the block's other micro-rows
+         * as far as it survives an A micro-panel (MR x KC) and a C tile
+         * in its sets */
+        const foot bmicro = walk(g, 1, ceil(KC * NR * sz / g->line), 0),
+                   amicro = walk(g, 1, ceil(MR * KC * sz / g->line), 0),
+                   ctile = walk(g, MR, ceil(NR * sz / g->line), M * sz);
+        const other om[] = {{amicro, ANY, 1}, {ctile, ANY, 1}};
+        const double bp =
+            b_block_fits
+                ? 0.0
+                : icn * (P * M / e) + (ceil(N / MR) - icn) * ceil(M / NR) *
+                                          pcn * lost(&x.g, bmicro, om, 2);
         /* the packed A block serves every micro-panel of B when it fits
-         * beside one; otherwise it streams once per jr */
+         * beside one; otherwise it streams once per micro-panel: all of
+         * packed A (N P / e lines) once per NR columns */
         const int a_block_fits = (MC * KC + KC * NR) * sz <= Z;
-        const double ap =
-            a_block_fits ? 0.0 : jcn * pcn * icn * ceil(NC / NR) * (MC * KC / e);
+        const double ap = a_block_fits ? 0.0 : ceil(M / NR) * (N * P / e);
         /* C: each tile once per KC-deep block, unless C stays */
         const double c = N * M * sz <= Z ? c_rows : pcn * c_rows;
         return pack_b + pack_a + bp + ap + c;
