@@ -166,6 +166,13 @@ static double lost(const geo *g, foot r, const other *o, int n)
     return r.sets * sum; /* sum is per set, mult included */
 }
 
+double rb_traffic_again(const rb_cache_geom *c, double rows, double run,
+                        double stride_bytes)
+{
+    const geo g = geo_of(c);
+    return lost(&g, walk(c, rows, run, stride_bytes), NULL, 0);
+}
+
 /* Two column walks of the same stride in different operands start in
  * sets that agree modulo the spacing when the operands are page-aligned
  * (as the harness and cachegrind's child allocate them) and the spacing

@@ -30,6 +30,15 @@ double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes);
 double rb_traffic_sets(const rb_cache_geom *g, double rows, double run,
                        double stride_bytes);
 
+/* Lines of that walk that miss when it is walked again right after
+ * itself, under LRU: none while every set holds at most its ways of it;
+ * a set holding more loses all of its lines (ways + 1 lines cycling
+ * through ways slots all miss). A contiguous walk one line larger than
+ * the cache loses one set's ways + 1 lines, not all of them (all of them
+ * only when the cache has one set). */
+double rb_traffic_again(const rb_cache_geom *g, double rows, double run,
+                        double stride_bytes);
+
 /* Lines filled for one call of kernel `name` (matmul_naive, matmul_column,
  * matmul_row, matmul_outer, matmul_blocked) on shape s with element size
  * el; blk gives the blocked kernel's tile and blocks (ignored otherwise).
