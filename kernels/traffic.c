@@ -18,7 +18,7 @@ static double gcd(double a, double b)
     return a;
 }
 
-/* ---- where a walk lands: sets and lines per set ---------------------------- */
+/* ---- where a walk lands: sets and lines per set ------------------------- */
 
 typedef struct {
     double sets, ways, line; /* line: bytes                               */
@@ -203,7 +203,8 @@ typedef struct {
 static double naive(const shape_in *x)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz;
-    const foot colB = walk(x->c, P, 1, M * sz), rowA = walk(x->c, 1, row_lines(P, x->e), 0),
+    const foot colB = walk(x->c, P, 1, M * sz),
+               rowA = walk(x->c, 1, row_lines(P, x->e), 0),
                line = walk(x->c, 1, 1, 0),
                B = walk(x->c, P, row_lines(M, x->e), M * sz),
                rowC = walk(x->c, 1, row_lines(M, x->e), 0);
@@ -305,7 +306,8 @@ static double column(const shape_in *x)
     /* A's column again at k + 1 (same panel): C's column went through */
     {
         const other same[] = {{colC, SAME, 0}, {line, inb, 0}},
-                    apart[] = {{line, ANY, 0}}, any[] = {{colC, ANY, 0}, {line, ANY, 0}};
+                    apart[] = {{line, ANY, 0}},
+                    any[] = {{colC, ANY, 0}, {line, ANY, 0}};
         la = same_ac < 0.0 ? lost(g, colA, any, 2)
                            : same_ac * lost(g, colA, same, 2) +
                                  (1.0 - same_ac) * lost(g, colA, apart, 1);
@@ -314,7 +316,8 @@ static double column(const shape_in *x)
      * again at j + 1: all of A, B's column and C's column */
     const other oa[] = {{twice(colC), ANY, 0}};
     const other oa2[] = {{colB, ANY, 0}, {colC, bc ? WITH : ANY, 0}};
-    const double lA = bc && coherent(g) ? lost(g, A, oa, 1) : lost(g, A, oa2, 2);
+    const double lA =
+        bc && coherent(g) ? lost(g, A, oa, 1) : lost(g, A, oa2, 2);
     const other ob[] = {{A, ANY, 0}, {colC, bc ? SAME : ANY, 0}};
     const double lB = lost(g, colB, ob, 2);
     const double later_j = M - row_lines(M, e);

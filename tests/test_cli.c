@@ -92,6 +92,11 @@ static const cli_case cases[] = {
     {{"orders", "--n", "64", "--sweep", "64:128"}, 2, "choose one"},
     {{"orders", "--sweep", "100:110"}, 2, "no size between"},
     {{"orders", "--sweep", "512:64"}, 2, "an empty range"},
+    {{"orders", "--sweep", "96,64"}, 2, "64 does not rise from 96"},
+    {{"orders", "--sweep", "64,64"}, 2, "'64' given twice"},
+    {{"orders", "--sweep", "64,x"}, 2, "--sweep size 'x'"},
+    {{"orders", "--sweep", "64,4"}, 2, "--sweep size '4'"},
+    {{"orders", "--sweep", "defaults"}, 2, "--sweep"},
     {{"orders", "--dtype", "f16"}, 2, "--dtype 'f16': unknown dtype"},
     {{"orders", "--threads", "0"}, 2, "--threads 0: must be between 1"},
     {{"orders", "--threads", "1,2"}, 2, "orders takes one thread count"},
@@ -544,6 +549,8 @@ static void test_model(void)
  * every form, cachegrind's figures present, counters unavailable with a
  * reason (never 0) on a machine without a PMU; without valgrind, one line
  * with the install command. */
+static int lines_of(const char *path);
+
 static void test_orders(void)
 {
     char out[600];
@@ -589,6 +596,29 @@ static void test_orders(void)
     json_decref(doc);
     snprintf(path, sizeof(path), "%s/orders.csv", out);
     CHECK(access(path, F_OK) == 0);
+
+    /* a sweep of listed sizes with both model and cachegrind: the ratio
+     * table per dtype and level, the worst factor, and the chart's data as
+     * one series per form and source */
+    snprintf(out, sizeof(out), "%s/orders-sweep", ceildir);
+    const char *sw[] = {"orders",   "--sweep",      "16,24",
+                        "--traffic", "model,cachegrind", "--kernel",
+                        "matmul_row,matmul_column", "--dtype", "f64",
+                        "--min-time", "0.001", "--ceilings", ceilfile,
+                        "--out", out, NULL};
+    run(workdir, sw, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "model / cachegrind, f64, L1:");
+    CHECK_STR_HAS(r.out, "model / cachegrind, f64, last level:");
+    CHECK_STR_HAS(r.out, "of cachegrind at every size, form and level");
+    snprintf(path, sizeof(path), "%s/orders-traffic.csv", out);
+    /* header, 2 forms x 2 sources x 2 sizes, the compulsory bytes at 2 */
+    CHECK_INT(lines_of(path), 1 + 8 + 2);
+    char png[700];
+    snprintf(png, sizeof(png), "%s/orders-f64-16.png", out);
+    snprintf(path, sizeof(path), "%s/traffic-f64.png", out);
+    if (access(png, F_OK) == 0) /* gnuplot ran */
+        CHECK(access(path, F_OK) == 0);
 
     /* valgrind missing: exit 2 with the command that installs it */
     const char *saved = getenv("PATH");

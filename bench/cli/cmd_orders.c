@@ -43,12 +43,15 @@ static const flag_spec orders_flags[] = {
      .off = OFF(shape),
      .help = "[N,P] x [P,M]"},
     {.name = "sweep",
-     .meta = "A:B",
+     .meta = "A:B|default|LIST",
      .type = FLAG_TEXT,
      .off = OFF(sweep),
-     .help = "sizes from A to B in steps of x1.5 and x4/3 (64, 96, 128, 192, "
-             "...: powers of two and sizes between), showing where each form "
-             "falls out of cache"},
+     .help = "sizes from A to B in steps of x1.5 and x4/3 (48, 64, 96, 128, "
+             "192, ...: powers of two and three times powers of two), showing "
+             "where each form falls out of cache and, with --traffic model,"
+             "cachegrind, the model / simulation ratio at every size and a "
+             "chart of both; 'default' is 48:768; or a rising list "
+             "N1,N2,..."},
     FLAG_DTYPE(orders_opts, dtype, "f64,f32"),
     {.name = "kernel",
      .meta = "LIST",
@@ -123,7 +126,9 @@ static const flag_table orders_table = {
     "the ratio to\nthe form that moves least; then a sentence saying which "
     "form that is and by\nhow much. Writes orders.json, orders.csv and a "
     "chart per dtype and size\n(orders-<dtype>-<n>.png and .svg) to a new run "
-    "folder.",
+    "folder. A sweep with model and\ncachegrind also prints model / "
+    "cachegrind per form, level and size, and\ncharts both against n "
+    "(traffic-<dtype>.png and .svg).",
     orders_flags,
     sizeof(orders_flags) / sizeof(orders_flags[0]),
     "Exit status: 0 success, 1 a kernel failed verification, the FLOP counts "
@@ -194,8 +199,32 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
         p->nsizes = 1;
         return RB_OK;
     }
+    p->sweep = 1;
+    snprintf(source, len, "--sweep %s", o->sweep);
+    if (strchr(o->sweep, ',')) {
+        /* sizes as listed, rising */
+        char buf[512], *items[ORDERS_MAX_SIZES];
+        const int n = parse_list("--sweep", o->sweep, buf, sizeof(buf), items,
+                                 ORDERS_MAX_SIZES, e);
+        if (n < 0)
+            return RB_EINPUT;
+        for (int i = 0; i < n; i++) {
+            uint64_t v;
+            if (parse_count("--sweep size", items[i], 8, 8192, &v, e))
+                return RB_EINPUT;
+            if (i > 0 && v <= p->sizes[i - 1].n)
+                return rb_fail(e, RB_EINPUT,
+                               "--sweep '%s': %s does not rise from %zu "
+                               "(list the sizes smallest first, each once)",
+                               o->sweep, items[i], p->sizes[i - 1].n);
+            p->sizes[p->nsizes++] = (rb_shape){v, v, v};
+        }
+        return RB_OK;
+    }
     uint64_t lo, hi;
-    if (parse_range("--sweep", o->sweep, 8, 8192, &lo, &hi, e))
+    if (strcmp(o->sweep, "default") == 0)
+        lo = 48, hi = 768;
+    else if (parse_range("--sweep", o->sweep, 8, 8192, &lo, &hi, e))
         return RB_EINPUT;
     /* powers of two and the sizes halfway between (x1.5) */
     for (uint64_t p2 = 8; p2 <= hi && p->nsizes < ORDERS_MAX_SIZES - 1;
@@ -210,8 +239,6 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
                        "--sweep '%s': no size between the ends (sizes are 8, "
                        "12, 16, 24, ...)",
                        o->sweep);
-    p->sweep = 1;
-    snprintf(source, len, "--sweep %s", o->sweep);
     return RB_OK;
 }
 
@@ -366,8 +393,14 @@ static void print_orders(session *s, void *ctx, const char *status)
         for (int k = 0; k < st->plan.ndtypes; k++)
             printf("chart: %s/orders-%s-%zu.png and .svg\n", session_dir(s),
                    rb_dtype_name(st->plan.dtypes[k]), st->plan.sizes[0].n);
-    else
+    else {
         printf("charts: %s/orders-<dtype>-<n>.png and .svg\n", session_dir(s));
+        if ((st->plan.sources & ORDERS_MODEL) &&
+            (st->plan.sources & ORDERS_CACHEGRIND))
+            printf("model against cachegrind over n: "
+                   "%s/traffic-<dtype>.png and .svg\n",
+                   session_dir(s));
+    }
     printf("Written: %s/orders.json, orders.csv\n", session_dir(s));
 }
 

@@ -19,6 +19,7 @@ extern const char rb_plot_sweep_gp[];
 extern const char rb_plot_network_gp[];
 extern const char rb_plot_roofline_gp[];
 extern const char rb_plot_reference_gp[];
+extern const char rb_plot_traffic_gp[];
 
 /* Writes script as name into the folder and runs gnuplot on it there, its
  * output in plot.log. RB_OK with *made = 1 when it ran; RB_OK with

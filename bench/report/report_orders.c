@@ -176,6 +176,20 @@ char *report_orders_json(const orders_doc *doc, rb_err *e)
         "threads", p->timing.nthreads > 0 ? p->timing.threads[0] : 1, "sizes",
         sizes, "sources", sources, "geometry", geom, "status", doc->status,
         "error", doc->error);
+    /* the worst agreement over every size, when both sources ran */
+    double w1 = 0.0, wll = 0.0;
+    for (int i = 0; i < doc->res->nsizes; i++) {
+        if (!doc->res->sizes[i].complete)
+            continue;
+        orders_summary o;
+        orders_summarize(&doc->res->sizes[i], &o);
+        w1 = fmax(w1, o.agree_l1);
+        wll = fmax(wll, o.agree_ll);
+    }
+    if (w1 > 0.0 && wll > 0.0 && root)
+        jd_set(&d, root, "model_vs_cachegrind_worst_factor",
+               jd_pack(&d, "{s:o, s:o}", "l1", jd_num(w1), "ll",
+                       jd_num(wll)));
     return jd_text(&d, root, "orders.json", 12, e);
 }
 
@@ -391,6 +405,8 @@ static void size_text(const orders_plan *p, const orders_size *z, FILE *f)
 
 /* A sweep: one line per form and size with the best last-level figure,
  * then where each form falls out of the last level. */
+static void agreement_text(const orders_doc *doc, FILE *f);
+
 static void sweep_text(const orders_doc *doc, FILE *f)
 {
     const orders_plan *p = doc->plan;
@@ -410,6 +426,7 @@ static void sweep_text(const orders_doc *doc, FILE *f)
     }
     if (strcmp(doc->status, "complete") != 0)
         return;
+    agreement_text(doc, f);
     for (int d = 0; d < p->ndtypes; d++) {
         const rb_dtype dt = p->dtypes[d];
         fprintf(f,
@@ -429,6 +446,69 @@ static void sweep_text(const orders_doc *doc, FILE *f)
                         p->timing.kernels[k]->name, p->sizes[p->nsizes - 1].n);
         }
     }
+}
+
+/* A sweep's model / cachegrind ratios, one row per form and a column per
+ * size, for each dtype and level; then the worst factor of all. */
+static void agreement_text(const orders_doc *doc, FILE *f)
+{
+    const orders_plan *p = doc->plan;
+    double worst = 0.0;
+    char where[160] = "";
+    for (int d = 0; d < p->ndtypes; d++)
+        for (int lv = 0; lv < 2; lv++) {
+            const rb_dtype dt = p->dtypes[d];
+            int any = 0;
+            for (size_t k = 0; k < p->timing.nkernels; k++) {
+                char row[1024];
+                int len = snprintf(row, sizeof(row), "  %-16s",
+                                   p->timing.kernels[k]->name);
+                int have = 0;
+                for (int i = 0; i < doc->res->nsizes; i++) {
+                    const orders_size *z = &doc->res->sizes[i];
+                    if (z->dt != dt || (size_t)len >= sizeof(row))
+                        continue;
+                    const orders_form *fm = NULL;
+                    for (int q = 0; q < z->nforms; q++)
+                        if (z->forms[q].k == p->timing.kernels[k])
+                            fm = &z->forms[q];
+                    const double m = fm ? (lv ? fm->model_ll : fm->model_l1)
+                                        : 0.0,
+                                 c = fm ? (lv ? fm->sim_ll : fm->sim_l1) : 0.0;
+                    if (!fm || !fm->have_model || !fm->have_sim || c <= 0.0) {
+                        len += snprintf(row + len, sizeof(row) - (size_t)len,
+                                        " %6s", "-");
+                        continue;
+                    }
+                    const double r = m / c, x = r >= 1.0 ? r : 1.0 / r;
+                    have = 1;
+                    len += snprintf(row + len, sizeof(row) - (size_t)len,
+                                    " %6.2f", r);
+                    if (x > worst) {
+                        worst = x;
+                        snprintf(where, sizeof(where), "%s %s n = %zu at %s",
+                                 fm->k->name, rb_dtype_name(dt), z->s.n,
+                                 lv ? "the last level" : "L1");
+                    }
+                }
+                if (!have)
+                    continue;
+                if (!any++) {
+                    fprintf(f, "\nmodel / cachegrind, %s, %s:\n  %-16s",
+                            rb_dtype_name(dt), lv ? "last level" : "L1", "n");
+                    for (int i = 0; i < doc->res->nsizes; i++)
+                        if (doc->res->sizes[i].dt == dt)
+                            fprintf(f, " %6zu", doc->res->sizes[i].s.n);
+                    fputc('\n', f);
+                }
+                fprintf(f, "%s\n", row);
+            }
+        }
+    if (worst > 0.0)
+        fprintf(f,
+                "\nthe model is within x%.2f of cachegrind at every size, "
+                "form and level (the farthest: %s)\n",
+                worst, where);
 }
 
 void report_orders_text(const orders_doc *doc, const char *dir, FILE *f)
@@ -481,6 +561,71 @@ static char *roofline_csv(const orders_doc *doc)
     return sb_take(&c.sb);
 }
 
+/* orders-traffic.csv, for a sweep's model against cachegrind chart: one
+ * series per dtype, form and source (model, cachegrind, and the
+ * compulsory bytes), its sizes in a run, so that gnuplot draws each as one
+ * line. */
+static char *traffic_csv(const orders_doc *doc)
+{
+    const orders_plan *p = doc->plan;
+    csv c = {0};
+    csv_header(&c, "dtype,kernel,source,n,l1_bytes,ll_bytes");
+    for (int d = 0; d < p->ndtypes; d++)
+        for (size_t k = 0; k < p->timing.nkernels; k++)
+            for (int src = 0; src < 3; src++) {
+                /* the compulsory bytes once per dtype */
+                static const char *const names[3] = {"model", "cachegrind",
+                                                     "compulsory"};
+                for (int i = 0; i < doc->res->nsizes; i++) {
+                    const orders_size *z = &doc->res->sizes[i];
+                    if (z->dt != p->dtypes[d] || (src == 2 && k > 0))
+                        continue;
+                    for (int q = 0; q < z->nforms; q++) {
+                        const orders_form *fm = &z->forms[q];
+                        if (fm->k != p->timing.kernels[k] ||
+                            (src == 0 && !fm->have_model) ||
+                            (src == 1 && !fm->have_sim))
+                            continue;
+                        const double cb = orders_compulsory(z);
+                        csv_str(&c, rb_dtype_name(z->dt));
+                        csv_str(&c, src == 2 ? "all" : fm->k->name);
+                        csv_str(&c, names[src]);
+                        csv_num(&c, "%.0f", (double)z->s.n);
+                        csv_num(&c, "%.6g", src == 0   ? fm->model_l1
+                                            : src == 1 ? fm->sim_l1
+                                                       : cb);
+                        csv_num(&c, "%.6g", src == 0   ? fm->model_ll
+                                            : src == 1 ? fm->sim_ll
+                                                       : cb);
+                        csv_end(&c);
+                    }
+                }
+            }
+    return sb_take(&c.sb);
+}
+
+/* A sweep with both the model and cachegrind: the chart of both. */
+static int traffic_chart(runfolder *f, const orders_doc *doc, char *why,
+                         size_t whylen, rb_err *e)
+{
+    const orders_plan *p = doc->plan;
+    if (!p->sweep || !(p->sources & ORDERS_MODEL) ||
+        !(p->sources & ORDERS_CACHEGRIND))
+        return RB_OK;
+    char *text = traffic_csv(doc);
+    int rc =
+        text ? runfolder_write(f, "orders-traffic.csv", text, strlen(text), e)
+             : rb_fail(e, RB_EINPUT, "out of memory");
+    free(text);
+    static const char *const outputs[] = {"traffic-*.png", "traffic-*.svg",
+                                          NULL};
+    int made = 0;
+    if (!rc)
+        rc = plot_run(f, "plot-traffic.gp", rb_plot_traffic_gp, outputs, &made,
+                      why, whylen, e);
+    return rc;
+}
+
 static int charts(runfolder *f, const orders_doc *doc, char *why, size_t whylen,
                   rb_err *e)
 {
@@ -496,6 +641,8 @@ static int charts(runfolder *f, const orders_doc *doc, char *why, size_t whylen,
                       why, whylen, e);
     if (!rc && made)
         why[0] = '\0';
+    if (!rc && made)
+        rc = traffic_chart(f, doc, why, whylen, e);
     return rc;
 }
 

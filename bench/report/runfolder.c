@@ -22,7 +22,8 @@ const char *const runfolder_names[] = {
     "bandwidth.png", "bandwidth.svg",
     /* orders */
     "orders.json", "orders.csv", "orders-roofline.csv", "plot-orders.gp",
-    "orders-*.png", "orders-*.svg",
+    "orders-*.png", "orders-*.svg", "orders-traffic.csv", "plot-traffic.gp",
+    "traffic-*.png", "traffic-*.svg",
     /* sweep */
     "sweep.json", "sweep.csv", "sweep-samples.csv", "sweep-roofs.csv",
     "sweep-knees.csv", "plot-sweep.gp", "sweep.png", "sweep.svg",
