@@ -1,8 +1,12 @@
 /* The traffic model (kernels/README.md, "Traffic model"): for each form,
- * which operand is reused across which loop, whether what it needs fits
- * in the cache (with the sets a strided walk can reach), and the lines
- * filled in each case. Counts are lines; a row of n elements is
- * ceil(n / e) lines, e = line / s. */
+ * the compulsory lines plus, for every reuse its loops make, how often it
+ * happens times the lines of the reused piece gone when it comes back.
+ * Those are counted set by set, in closed form: the sets each walk
+ * reaches (a column's stride decides), the lines it puts in each, where
+ * the lines that go through in between land relative to it, and LRU
+ * losing every line of the piece in a set that holds more than its ways.
+ * Counts are lines; a row of n elements is ceil(n / e) lines, e = line /
+ * s. Nothing here follows the accesses one by one: cachegrind does. */
 #include "traffic.h"
 
 #include <math.h>

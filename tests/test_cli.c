@@ -611,6 +611,14 @@ static void test_orders(void)
     CHECK_STR_HAS(r.out, "model / cachegrind, f64, L1:");
     CHECK_STR_HAS(r.out, "model / cachegrind, f64, last level:");
     CHECK_STR_HAS(r.out, "of cachegrind at every size, form and level");
+    snprintf(path, sizeof(path), "%s/orders.json", out);
+    doc = load_json(path);
+    json_t *worst = json_object_get(doc, "model_vs_cachegrind_worst_factor");
+    CHECK(worst != NULL);
+    const double w1 = json_number_value(json_object_get(worst, "l1")),
+                 wll = json_number_value(json_object_get(worst, "ll"));
+    CHECK(w1 >= 1.0 && w1 <= 1.5 && wll >= 1.0 && wll <= 1.5);
+    json_decref(doc);
     snprintf(path, sizeof(path), "%s/orders-traffic.csv", out);
     /* header, 2 forms x 2 sources x 2 sizes, the compulsory bytes at 2 */
     CHECK_INT(lines_of(path), 1 + 8 + 2);
