@@ -5,10 +5,11 @@
 #   gnuplot plot-traffic.gp
 # One chart per dtype, two panels: the bytes filled into L1 and into the
 # last level against n (N = P = M), log scales, per form the model as a
-# dashed line and cachegrind as points on a solid line, in the form's
-# colour, and the compulsory bytes (each matrix once) in grey. Where the
-# two lines of a form part, the model misses an effect; where both rise
-# above the grey line, the form fell out of that level. Writes
+# dashed line and cachegrind as points, in the form's colour (a form
+# without a model, OpenBLAS, as points alone), and the compulsory bytes
+# (each matrix once) in grey. Where a form's points leave its line, the
+# model misses an effect; where both rise above the grey line, the form
+# fell out of that level. Writes
 # traffic-<dtype>.png and .svg. orders-traffic.csv columns:
 # dtype,kernel,source,n,l1_bytes,ll_bytes, each series (dtype, kernel,
 # source) in consecutive rows.
@@ -17,15 +18,21 @@ add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
                     (list eq "" ? w : list . " " . w)
 dtypes = ""
 forms = ""
+mforms = ""
 set table $discard
 plot "orders-traffic.csv" skip 1 using \
        (dtypes = add_word(dtypes, strcol(1)), \
-        forms = strcol(2) eq "all" ? forms : add_word(forms, strcol(2)), \
+        forms = strcol(3) eq "cachegrind" ? add_word(forms, strcol(2)) : forms, \
+        mforms = strcol(3) eq "model" ? add_word(mforms, strcol(2)) : mforms, \
         1):(1) with points
 unset table
+# a form's colour follows its place among all forms, with or without a model
+place(k) = strstrt(" " . forms . " ", " " . k . " ") > 0 ? \
+           words(substr(" " . forms . " ", 1, strstrt(" " . forms . " ", " " . k . " "))) + 1 : 1
 label(k) = k eq "matmul_naive" ? "dot-product" : k eq "matmul_column" ? "column" : \
            k eq "matmul_row" ? "row" : k eq "matmul_outer" ? "outer-product" : \
-           k eq "matmul_blocked" ? "blocked" : k
+           k eq "matmul_blocked" ? "blocked" : \
+           k eq "matmul_openblas" ? "OpenBLAS" : k
 colour(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #17becf", i)
 # one series' bytes, else no point (a gap between series, none within)
 pick(src, k, col) = (strcol(1) eq dtype && strcol(3) eq src && \
@@ -43,18 +50,21 @@ do for [fmt in "png svg"] {
   set xlabel "n (N = P = M)"
   set ylabel "bytes filled"
   set grid xtics ytics
-  set key top left box opaque font ",10"
   do for [lv = 1:2] {
     col = lv == 1 ? 5 : 6
     set title (lv == 1 ? "into L1" : "into the last level")
-    plot for [i = 1:words(forms)] "orders-traffic.csv" skip 1 \
-           using 4:(pick("cachegrind", word(forms, i), col)) \
-           with linespoints lw 2 pt 7 ps 1.2 lc rgb colour(i) \
-           title label(word(forms, i)) . " (cachegrind)", \
+    # one key, top left of the last level's panel: small n fit there, so
+    # no form's traffic reaches that corner
+    if (lv == 2) { set key top left box opaque font ",10" } else { unset key }
+    plot for [i = 1:words(mforms)] "orders-traffic.csv" skip 1 \
+           using 4:(pick("model", word(mforms, i), col)) \
+           with lines lw 2 dt (10, 6) lc rgb colour(place(word(mforms, i))) \
+           title label(word(mforms, i)) . ": model", \
          for [i = 1:words(forms)] "orders-traffic.csv" skip 1 \
-           using 4:(pick("model", word(forms, i), col)) \
-           with lines lw 2 dt 2 lc rgb colour(i) \
-           title label(word(forms, i)) . " (model)", \
+           using 4:(pick("cachegrind", word(forms, i), col)) \
+           with points pt 7 ps 1.3 lc rgb colour(i) \
+           title label(word(forms, i)) . ": cachegrind" . \
+                 (strstrt(" " . mforms . " ", " " . word(forms, i) . " ") ? "" : " (no model)"), \
          "orders-traffic.csv" skip 1 using 4:(pick("compulsory", "all", col)) \
            with lines lw 1 lc rgb "#888888" title "compulsory (each matrix once)"
   }
