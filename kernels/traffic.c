@@ -49,14 +49,17 @@ double rb_traffic_sets(const rb_cache_geom *c, double rows, double run,
 {
     const geo g = geo_of(c);
     if (rows <= 1.0 || stride_bytes == run * g.line)
-        return fmin(g.sets, rows * run);
-    const double sp = spacing(&g, stride_bytes);
-    return fmin(g.sets, fmin(rows, g.sets / sp) * fmin(run, sp));
-}
-
-double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes)
-{
-    return rb_traffic_sets(g, 1e300, 1.0, stride_bytes) * g->assoc;
+        return fmin(g.sets, fmax(rows, 1.0) * run);
+    if (stride_bytes <= 0.0) /* the same row again and again */
+        return fmin(g.sets, run);
+    /* the row starts take span / gcd(stride, span) places of the sets'
+     * span, gcd bytes apart: all of them cover every spacing-th set (or
+     * every set, when the gcd is less than a line) with run sets each;
+     * fewer rows cover run sets each at most */
+    const double span = g.sets * g.line, gb = gcd(span, stride_bytes);
+    const double places = span / gb, sp = gb / g.line;
+    const double full = sp >= 1.0 ? g.sets / sp * fmin(run, sp) : g.sets;
+    return fmin(full, fmin(rows, places) * run);
 }
 
 /* A walk's footprint: the sets it covers and its lines in each (the
@@ -66,11 +69,25 @@ typedef struct {
     double sets, per, mult;
 } foot;
 
-/* rows of run contiguous lines, stride bytes apart */
-static foot walk(const rb_cache_geom *c, double rows, double run,
+/* rows of row_bytes contiguous bytes each, stride bytes apart (a column of
+ * a row-major matrix: one element a row, the row's bytes apart). Rows
+ * that touch or overlap (stride at most the row, or within a line) make
+ * one contiguous run of bytes. */
+static foot walk(const rb_cache_geom *c, double rows, double row_bytes,
                  double stride)
 {
-    foot f = {rb_traffic_sets(c, rows, run, stride), 0.0, 1.0};
+    const double L = (double)c->line;
+    foot f = {0.0, 0.0, 1.0};
+    if (rows <= 1.0 || stride <= row_bytes || stride < L) {
+        const double bytes =
+            rows <= 1.0 ? row_bytes : (rows - 1.0) * stride + row_bytes;
+        const double lines = fmax(1.0, ceil(bytes / L));
+        f.sets = rb_traffic_sets(c, 1.0, lines, 0.0);
+        f.per = lines / f.sets;
+        return f;
+    }
+    const double run = ceil(row_bytes / L);
+    f.sets = rb_traffic_sets(c, rows, run, stride);
     f.per = rows * run / f.sets;
     return f;
 }
@@ -174,7 +191,7 @@ double rb_traffic_again(const rb_cache_geom *c, double rows, double run,
                         double stride_bytes)
 {
     const geo g = geo_of(c);
-    return lost(&g, walk(c, rows, run, stride_bytes), NULL, 0);
+    return lost(&g, walk(c, rows, run * g.line, stride_bytes), NULL, 0);
 }
 
 /* Two column walks of the same stride in different operands start in
@@ -207,11 +224,11 @@ typedef struct {
 static double naive(const shape_in *x)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz;
-    const foot colB = walk(x->c, P, 1, M * sz),
-               rowA = walk(x->c, 1, row_lines(P, x->e), 0),
-               line = walk(x->c, 1, 1, 0),
-               B = walk(x->c, P, row_lines(M, x->e), M * sz),
-               rowC = walk(x->c, 1, row_lines(M, x->e), 0);
+    const foot colB = walk(x->c, P, sz, M * sz),
+               rowA = walk(x->c, 1, P * sz, 0),
+               line = walk(x->c, 1, sz, 0),
+               B = walk(x->c, P, M * sz, M * sz),
+               rowC = walk(x->c, 1, M * sz, 0);
     /* B's column panel again at j + 1: one k loop went through, and
      * C's line, at the same column offset: in the column's sets */
     const int al = aligned(&x->g, M * sz);
@@ -235,10 +252,10 @@ static double naive(const shape_in *x)
 static double row(const shape_in *x)
 {
     const double N = x->N, P = x->P, sz = x->sz;
-    const foot rowB = walk(x->c, 1, row_lines(x->M, x->e), 0),
-               rowC = rowB, rowA = walk(x->c, 1, row_lines(P, x->e), 0),
-               line = walk(x->c, 1, 1, 0),
-               B = walk(x->c, P, row_lines(x->M, x->e), x->M * sz);
+    const foot rowB = walk(x->c, 1, x->M * sz, 0),
+               rowC = rowB, rowA = walk(x->c, 1, P * sz, 0),
+               line = walk(x->c, 1, sz, 0),
+               B = walk(x->c, P, x->M * sz, x->M * sz);
     /* C's row again at k + 1: a row of B and A's line */
     const other o1[] = {{rowB, ANY, 1}, {line, ANY, 0}};
     /* all of B again at i + 1: a row of C and of A */
@@ -258,10 +275,10 @@ static double row(const shape_in *x)
 static double outer(const shape_in *x)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz;
-    const foot rowB = walk(x->c, 1, row_lines(M, x->e), 0), rowC = rowB,
-               line = walk(x->c, 1, 1, 0),
-               colA = walk(x->c, N, 1, P * sz),
-               C = walk(x->c, N, row_lines(M, x->e), M * sz);
+    const foot rowB = walk(x->c, 1, M * sz, 0), rowC = rowB,
+               line = walk(x->c, 1, sz, 0),
+               colA = walk(x->c, N, sz, P * sz),
+               C = walk(x->c, N, M * sz, M * sz);
     /* B's row again at i + 1: a row of C and A's line */
     const other o1[] = {{rowC, ANY, 1}, {line, ANY, 0}};
     /* all of C again at k + 1 (and after the zeroing): a row of B and a
@@ -283,9 +300,9 @@ static double column(const shape_in *x)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz, e = x->e;
     const geo *g = &x->g;
-    const foot colC = walk(x->c, N, 1, M * sz), colA = walk(x->c, N, 1, P * sz),
-               colB = walk(x->c, P, 1, M * sz), line = walk(x->c, 1, 1, 0),
-               A = walk(x->c, N, row_lines(P, e), P * sz);
+    const foot colC = walk(x->c, N, sz, M * sz), colA = walk(x->c, N, sz, P * sz),
+               colB = walk(x->c, P, sz, M * sz), line = walk(x->c, 1, sz, 0),
+               A = walk(x->c, N, P * sz, P * sz);
     /* B's and C's columns of one j: the same sets when page-aligned */
     const int bc = aligned(g, M * sz);
     /* A's column k and C's column j: the same stride when P = M, in the
@@ -318,11 +335,15 @@ static double column(const shape_in *x)
     }
     /* a whole j went through before A, B's column and C's lines are used
      * again at j + 1: all of A, B's column and C's column */
+    /* with N = P the two columns hold as many lines in each set (in an L1
+     * of a page, the same counts set by set); otherwise C's lies in B's
+     * sets with its own count */
     const other oa[] = {{twice(colC), ANY, 0}};
     const other oa2[] = {{colB, ANY, 0}, {colC, bc ? WITH : ANY, 0}};
-    const double lA =
-        bc && coherent(g) ? lost(g, A, oa, 1) : lost(g, A, oa2, 2);
-    const other ob[] = {{A, ANY, 0}, {colC, bc ? SAME : ANY, 0}};
+    const double lA = bc && coherent(g) && N == P ? lost(g, A, oa, 1)
+                                                  : lost(g, A, oa2, 2);
+    const other ob[] = {{A, ANY, 0},
+                        {colC, !bc ? ANY : N == P ? SAME : IN, 0}};
     const double lB = lost(g, colB, ob, 2);
     const double later_j = M - row_lines(M, e);
     const double a = x->A1 + (M - 1.0) * lA +
@@ -354,17 +375,18 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     const double SW = (double)blk->sw, KB = fmin(skb, P);
     double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
     JC = fmin(JC < SW ? SW : JC, M);
+    /* blocks of C and of W, and the strips of all C blocks together (the
+     * last block's may be fewer) */
     const double jcn = ceil(M / JC), kbn = ceil(P / KB),
-                 strips = ceil(JC / SW);
-    const double sl = ceil(SW * sz / x->g.line);  /* lines of a strip row */
+                 strips = ceil(M / SW);
     const int in = aligned(&x->g, M * sz) ? IN : ANY;
-    const foot strip = walk(c, KB, sl, M * sz),
-               tile = walk(c, h, sl, M * sz),
-               arow = walk(c, h, ceil(KB * sz / x->g.line), P * sz),
-               ablk = walk(c, N, ceil(KB * sz / x->g.line), P * sz),
-               ccol = walk(c, N, sl, M * sz),
-               wblk = walk(c, KB, ceil(JC * sz / x->g.line), M * sz),
-               cblk = walk(c, N, ceil(JC * sz / x->g.line), M * sz);
+    const foot strip = walk(c, KB, SW * sz, M * sz),
+               tile = walk(c, h, SW * sz, M * sz),
+               arow = walk(c, h, KB * sz, P * sz),
+               ablk = walk(c, N, KB * sz, P * sz),
+               ccol = walk(c, N, SW * sz, M * sz),
+               wblk = walk(c, KB, JC * sz, M * sz),
+               cblk = walk(c, N, JC * sz, M * sz);
     /* the strip block again for the next row group: that group's rows of
      * the A block and its C tile (the strip's columns: its sets) */
     const other ow[] = {{arow, ANY, 1}, {tile, in, 1}};
@@ -375,7 +397,7 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     const other oc[] = {{wblk, ANY, 1}, {ablk, ANY, 1}};
     const double w = x->B1 + (groups - 1.0) * kbn * ceil(M / SW) *
                                  lost(&x->g, strip, ow, 2);
-    const double a = jcn * x->A1 + jcn * kbn * (strips - 1.0) *
+    const double a = jcn * x->A1 + kbn * (strips - jcn) *
                                        lost(&x->g, ablk, oa, 2);
     const double cc = x->C1 + jcn * (kbn - 1.0) * lost(&x->g, cblk, oc, 2);
     return w + a + cc;
@@ -387,9 +409,13 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
     const double N = (double)s.n, P = (double)s.p, M = (double)s.m;
     const double sz = (double)el, e = (double)g->line / sz;
     const double Z = g->size;
-    const double a_rows = N * row_lines(P, e);   /* A once             */
-    const double b_rows = P * row_lines(M, e);   /* B once             */
-    const double c_rows = N * row_lines(M, e);   /* C once             */
+    if (N <= 0.0 || P <= 0.0 || M <= 0.0)
+        return 0.0;
+    /* each matrix once: contiguous (its leading dimension is its width),
+     * page-aligned, so its bytes in whole lines */
+    const double a_rows = ceil(N * P / e);   /* A once                    */
+    const double b_rows = ceil(P * M / e);   /* B once                    */
+    const double c_rows = ceil(N * M / e);   /* C once                    */
     const shape_in x = {N, P, M, sz, e, a_rows, b_rows, c_rows, g, geo_of(g)};
 
     if (strcmp(name, "matmul_naive") == 0)
@@ -403,7 +429,8 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
     if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
         N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0)
         return skinny(&x, blk);
-    if (strcmp(name, "matmul_blocked") == 0 && blk && blk->kc > 0) {
+    if (strcmp(name, "matmul_blocked") == 0 && blk && blk->kc > 0 &&
+        blk->mr > 0 && blk->nr > 0 && blk->mc > 0 && blk->nc > 0) {
         const double MR = (double)blk->mr, NR = (double)blk->nr;
         const double KC = fmin((double)blk->kc, P), MC = fmin((double)blk->mc, N),
                      NC = fmin((double)blk->nc, M);
@@ -422,9 +449,9 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
          * (KC x NR, contiguous) then serves the block's other micro-rows
          * as far as it survives an A micro-panel (MR x KC) and a C tile
          * in its sets */
-        const foot bmicro = walk(g, 1, ceil(KC * NR * sz / g->line), 0),
-                   amicro = walk(g, 1, ceil(MR * KC * sz / g->line), 0),
-                   ctile = walk(g, MR, ceil(NR * sz / g->line), M * sz);
+        const foot bmicro = walk(g, 1, KC * NR * sz, 0),
+                   amicro = walk(g, 1, MR * KC * sz, 0),
+                   ctile = walk(g, MR, NR * sz, M * sz);
         const other om[] = {{amicro, ANY, 1}, {ctile, ANY, 1}};
         const double bp =
             b_block_fits

@@ -17,16 +17,12 @@ typedef struct {
     unsigned line;   /* bytes                                           */
 } rb_cache_geom;
 
-/* Lines of the cache a walk with this byte stride can occupy: the sets
- * its lines map to times the ways. A walk down a column of a row-major
- * matrix whose row is a multiple of a power of two in lines touches few
- * sets, so the cache holds far fewer of its lines than its size says. */
-double rb_traffic_capacity(const rb_cache_geom *g, double stride_bytes);
-
 /* Sets of the cache that `rows` rows of `run` contiguous lines each,
  * stride_bytes apart, fall into (a column of a row-major matrix: run 1,
- * the row's bytes apart). A stride of a multiple of sets x line bytes
- * puts every row in one set. */
+ * the row's bytes apart). A walk down a column whose row is a multiple
+ * of a power of two in lines touches few sets, so the cache holds far
+ * fewer of its lines than its size says; a stride of a multiple of sets
+ * x line bytes puts every row in one set. */
 double rb_traffic_sets(const rb_cache_geom *g, double rows, double run,
                        double stride_bytes);
 

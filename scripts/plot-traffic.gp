@@ -5,7 +5,8 @@
 #   gnuplot plot-traffic.gp
 # One chart per dtype, two panels: the bytes filled into L1 and into the
 # last level against n (N = P = M), log scales, per form the model as a
-# dashed line and cachegrind as points, in the form's colour (a form
+# dashed line (a small cross at each size, so that a sweep of one size
+# still shows it) and cachegrind as points, in the form's colour (a form
 # without a model, OpenBLAS, as points alone), and the compulsory bytes
 # (each matrix once) in grey. Where a form's points leave its line, the
 # model misses an effect; where both rise above the grey line, the form
@@ -58,7 +59,8 @@ do for [fmt in "png svg"] {
     if (lv == 2) { set key top left box opaque font ",10" } else { unset key }
     plot for [i = 1:words(mforms)] "orders-traffic.csv" skip 1 \
            using 4:(pick("model", word(mforms, i), col)) \
-           with lines lw 2 dt (10, 6) lc rgb colour(place(word(mforms, i))) \
+           with linespoints lw 2 dt (10, 6) pt 1 ps 0.8 \
+           lc rgb colour(place(word(mforms, i))) \
            title label(word(mforms, i)) . ": model", \
          for [i = 1:words(forms)] "orders-traffic.csv" skip 1 \
            using 4:(pick("cachegrind", word(forms, i), col)) \

@@ -16,17 +16,21 @@ static const rb_cache_geom l1 = {32768, 8, 64}, l2 = {1048576, 8, 64};
 
 static void test_capacity(void)
 {
-    /* 64 sets x 8 ways: a contiguous walk can use all 512 lines */
-    CHECK(rb_traffic_capacity(&l1, 8) == 512.0);
-    /* a 4096-byte stride is 64 lines: every line in one set, 8 ways */
-    CHECK(rb_traffic_capacity(&l1, 4096) == 8.0);
-    /* 1024 bytes = 16 lines: 64 / 16 = 4 sets, 32 lines */
-    CHECK(rb_traffic_capacity(&l1, 1024) == 32.0);
-    /* an odd stride (not a multiple of the line) spreads over all sets */
-    CHECK(rb_traffic_capacity(&l1, 4000) == 512.0);
-    CHECK(rb_traffic_capacity(&l1, 64 * 3) == 512.0); /* 3 lines: coprime */
-    /* L2: 2048 sets; 4096-byte stride -> 2048 / 64 = 32 sets x 8 */
-    CHECK(rb_traffic_capacity(&l2, 4096) == 256.0);
+    /* 64 sets: a walk down a column 8 bytes apart (less than a line) is
+     * contiguous, every set */
+    CHECK(rb_traffic_sets(&l1, 1e9, 1, 8) == 64.0);
+    /* 1024 bytes = 16 lines: 64 / 16 = 4 sets */
+    CHECK(rb_traffic_sets(&l1, 1e9, 1, 1024) == 4.0);
+    /* a stride that is not a multiple of the line spreads over all sets */
+    CHECK(rb_traffic_sets(&l1, 1e9, 1, 4000) == 64.0);
+    CHECK(rb_traffic_sets(&l1, 1e9, 1, 64 * 3) == 64.0); /* 3 lines: coprime */
+    /* 4 rows of 3 lines, 384 B apart: 4 x 3 = 12 sets, each its own */
+    CHECK(rb_traffic_sets(&l1, 4, 3, 384) == 12.0);
+    /* 10 rows of 7 lines 400 B apart (a 10 x 100 f32 matrix): the starts
+     * 16 B apart reach every set */
+    CHECK(rb_traffic_sets(&l1, 10, 7, 400) == 64.0);
+    /* L2: 2048 sets; a 4096-byte stride -> 2048 / 64 = 32 sets */
+    CHECK(rb_traffic_sets(&l2, 1e9, 1, 4096) == 32.0);
     /* a stride of a multiple of sets x line bytes maps to one set */
     CHECK(rb_traffic_sets(&l1, 128, 1, 4096) == 1.0);
     CHECK(rb_traffic_sets(&l1, 128, 1, 8192) == 1.0);
@@ -65,11 +69,11 @@ static void test_model(void)
     rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, ""}; /* skinny path off */
     const rb_shape tiny = {4, 4, 4}, n128 = {128, 128, 128},
                    n512 = {512, 512, 512};
-    /* everything fits: each matrix once, a 4-element row is one line */
+    /* everything fits: each matrix once, 16 elements of 8 bytes: 2 lines */
     static const char *forms[] = {"matmul_naive", "matmul_column",
                                   "matmul_row", "matmul_outer"};
     for (int i = 0; i < 4; i++)
-        CHECK(rb_traffic_lines(forms[i], tiny, 8, &l2, &blk) == 12.0);
+        CHECK(rb_traffic_lines(forms[i], tiny, 8, &l2, &blk) == 6.0);
     /* no model for a library */
     CHECK(rb_traffic_lines("matmul_openblas", n128, 8, &l1, &blk) < 0.0);
 

@@ -201,10 +201,13 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
     }
     p->sweep = 1;
     snprintf(source, len, "--sweep %s", o->sweep);
-    if (strchr(o->sweep, ',')) {
-        /* sizes as listed, rising */
+    /* default: the grid 48, 64, 96, ..., 768 */
+    const char *const sweep =
+        strcmp(o->sweep, "default") == 0 ? "48:768" : o->sweep;
+    if (strchr(sweep, ',') || !strchr(sweep, ':')) {
+        /* sizes as listed, rising (one size is a list of one) */
         char buf[512], *items[ORDERS_MAX_SIZES];
-        const int n = parse_list("--sweep", o->sweep, buf, sizeof(buf), items,
+        const int n = parse_list("--sweep", sweep, buf, sizeof(buf), items,
                                  ORDERS_MAX_SIZES, e);
         if (n < 0)
             return RB_EINPUT;
@@ -216,15 +219,13 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
                 return rb_fail(e, RB_EINPUT,
                                "--sweep '%s': %s does not rise from %zu "
                                "(list the sizes smallest first, each once)",
-                               o->sweep, items[i], p->sizes[i - 1].n);
+                               sweep, items[i], p->sizes[i - 1].n);
             p->sizes[p->nsizes++] = (rb_shape){v, v, v};
         }
         return RB_OK;
     }
     uint64_t lo, hi;
-    if (strcmp(o->sweep, "default") == 0)
-        lo = 48, hi = 768;
-    else if (parse_range("--sweep", o->sweep, 8, 8192, &lo, &hi, e))
+    if (parse_range("--sweep", sweep, 8, 8192, &lo, &hi, e))
         return RB_EINPUT;
     /* powers of two and the sizes halfway between (x1.5) */
     for (uint64_t p2 = 8; p2 <= hi && p->nsizes < ORDERS_MAX_SIZES - 1;
@@ -238,7 +239,7 @@ static int plan_sizes(const orders_opts *o, const flag_seen *seen,
         return rb_fail(e, RB_EINPUT,
                        "--sweep '%s': no size between the ends (sizes are 8, "
                        "12, 16, 24, ...)",
-                       o->sweep);
+                       sweep);
     return RB_OK;
 }
 

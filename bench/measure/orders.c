@@ -89,7 +89,10 @@ void orders_summarize(const orders_size *z, orders_summary *o)
             o->worst = v;
             o->iworst = i;
         }
-        if (o->use_sim && imodel >= 0 && f->have_sim && f->have_model) {
+        /* a count of 0 on either side has no ratio (it would be inf) */
+        if (o->use_sim && imodel >= 0 && f->have_sim && f->have_model &&
+            f->sim_ll > 0.0 && f->sim_l1 > 0.0 && f->model_ll > 0.0 &&
+            f->model_l1 > 0.0) {
             const double r = f->model_ll / f->sim_ll;
             const double r1 = f->model_l1 / f->sim_l1;
             o->agree_ll = fmax(o->agree_ll, fmax(r, 1.0 / r));

@@ -570,37 +570,41 @@ static char *traffic_csv(const orders_doc *doc)
     const orders_plan *p = doc->plan;
     csv c = {0};
     csv_header(&c, "dtype,kernel,source,n,l1_bytes,ll_bytes");
-    for (int d = 0; d < p->ndtypes; d++)
+    for (int d = 0; d < p->ndtypes; d++) {
         for (size_t k = 0; k < p->timing.nkernels; k++)
-            for (int src = 0; src < 3; src++) {
-                /* the compulsory bytes once per dtype */
-                static const char *const names[3] = {"model", "cachegrind",
-                                                     "compulsory"};
+            for (int src = 0; src < 2; src++)
                 for (int i = 0; i < doc->res->nsizes; i++) {
                     const orders_size *z = &doc->res->sizes[i];
-                    if (z->dt != p->dtypes[d] || (src == 2 && k > 0))
-                        continue;
-                    for (int q = 0; q < z->nforms; q++) {
+                    for (int q = 0; z->dt == p->dtypes[d] && q < z->nforms;
+                         q++) {
                         const orders_form *fm = &z->forms[q];
                         if (fm->k != p->timing.kernels[k] ||
-                            (src == 0 && !fm->have_model) ||
-                            (src == 1 && !fm->have_sim))
+                            !(src ? fm->have_sim : fm->have_model))
                             continue;
-                        const double cb = orders_compulsory(z);
                         csv_str(&c, rb_dtype_name(z->dt));
-                        csv_str(&c, src == 2 ? "all" : fm->k->name);
-                        csv_str(&c, names[src]);
+                        csv_str(&c, fm->k->name);
+                        csv_str(&c, src ? "cachegrind" : "model");
                         csv_num(&c, "%.0f", (double)z->s.n);
-                        csv_num(&c, "%.6g", src == 0   ? fm->model_l1
-                                            : src == 1 ? fm->sim_l1
-                                                       : cb);
-                        csv_num(&c, "%.6g", src == 0   ? fm->model_ll
-                                            : src == 1 ? fm->sim_ll
-                                                       : cb);
+                        csv_num(&c, "%.6g", src ? fm->sim_l1 : fm->model_l1);
+                        csv_num(&c, "%.6g", src ? fm->sim_ll : fm->model_ll);
                         csv_end(&c);
                     }
                 }
-            }
+        /* the compulsory bytes, once per size */
+        for (int i = 0; i < doc->res->nsizes; i++) {
+            const orders_size *z = &doc->res->sizes[i];
+            if (z->dt != p->dtypes[d])
+                continue;
+            const double cb = orders_compulsory(z);
+            csv_str(&c, rb_dtype_name(z->dt));
+            csv_str(&c, "all");
+            csv_str(&c, "compulsory");
+            csv_num(&c, "%.0f", (double)z->s.n);
+            csv_num(&c, "%.6g", cb);
+            csv_num(&c, "%.6g", cb);
+            csv_end(&c);
+        }
+    }
     return sb_take(&c.sb);
 }
 
@@ -641,8 +645,9 @@ static int charts(runfolder *f, const orders_doc *doc, char *why, size_t whylen,
                       why, whylen, e);
     if (!rc && made)
         why[0] = '\0';
-    if (!rc && made)
-        rc = traffic_chart(f, doc, why, whylen, e);
+    /* its data even where gnuplot is missing (plot_run then says why) */
+    if (!rc)
+        rc = traffic_chart(f, doc, made ? why : NULL, made ? whylen : 0, e);
     return rc;
 }
 
