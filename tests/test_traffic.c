@@ -128,6 +128,18 @@ static void test_model(void)
     const rb_shape n96 = {96, 96, 96};
     CHECK(rb_traffic_lines("matmul_column", n96, 4, &zen_l1, &blk) ==
           (576 + 95.0 * 288) + (576 + 90.0 * 96) + 576);
+    /* a matrix one element wide is contiguous, not a line a row: [1024,
+     * 1024] x [1024, 1] f32, row form: A streams once (65536 lines), B
+     * (1024 x 4 bytes: 64 lines) and C (64) stay */
+    const rb_shape mv = {1024, 1024, 1};
+    CHECK(rb_traffic_lines("matmul_row", mv, 4, &zen_l1, &blk) ==
+          65536.0 + 64 + 64);
+    /* a contiguous 392 x 392 f32 B (9604 lines) sits 4.7 lines a set in a
+     * 2 MiB 16-way cache: the row form reads it once, as A and C */
+    const rb_cache_geom l2big = {2097152, 16, 64};
+    const rb_shape n392 = {392, 392, 392};
+    CHECK(rb_traffic_lines("matmul_row", n392, 4, &l2big, &blk) ==
+          3.0 * 9604);
     /* the worst form moves far more than the blocked one */
     CHECK(rb_traffic_lines("matmul_column", n512, 8, &l2, &blk) >
           100.0 * rb_traffic_lines("matmul_blocked", n512, 8, &l2, &blk));
