@@ -293,6 +293,21 @@ static double outer(const shape_in *x)
     return a + b + c;
 }
 
+/* The column form's columns of A and C, each used again at k + 1 with the
+ * other and B's line in between: for a share same_ac of the k the other
+ * column lies in the same sets (the line as in_same), else apart (the
+ * line as in_else); same_ac < 0: wherever (strides that differ). */
+static double lost_panel(const geo *g, foot r, foot col, foot line,
+                         int in_same, int in_else, int moves, double same_ac)
+{
+    const other same[] = {{col, SAME, 0}, {line, in_same, moves}},
+                apart[] = {{line, in_else, moves}},
+                any[] = {{col, ANY, 0}, {line, in_else, moves}};
+    return same_ac < 0.0 ? lost(g, r, any, 2)
+                         : same_ac * lost(g, r, same, 2) +
+                               (1.0 - same_ac) * lost(g, r, apart, 1);
+}
+
 /* jki: column j of C (N lines, M s apart) serves every k; column k of A
  * (N lines, P s apart) is walked for every (j, k), its lines serving e
  * values of k; B[k,j] one element, its line serving e values of j. */
@@ -300,7 +315,8 @@ static double column(const shape_in *x)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz, e = x->e;
     const geo *g = &x->g;
-    const foot colC = walk(x->c, N, sz, M * sz), colA = walk(x->c, N, sz, P * sz),
+    const foot colC = walk(x->c, N, sz, M * sz),
+               colA = walk(x->c, N, sz, P * sz),
                colB = walk(x->c, P, sz, M * sz), line = walk(x->c, 1, sz, 0),
                A = walk(x->c, N, P * sz, P * sz);
     /* B's and C's columns of one j: the same sets when page-aligned */
@@ -315,24 +331,9 @@ static double column(const shape_in *x)
     /* C's column again at k + 1: A's column and B's line (at the
      * column's offset: in its sets when aligned) */
     const int inb = aligned(g, M * sz) ? IN : ANY;
-    double lc, la;
-    {
-        const other same[] = {{colA, SAME, 0}, {line, inb, 1}},
-                    apart[] = {{line, inb, 1}},
-                    any[] = {{colA, ANY, 0}, {line, inb, 1}};
-        lc = same_ac < 0.0 ? lost(g, colC, any, 2)
-                           : same_ac * lost(g, colC, same, 2) +
-                                 (1.0 - same_ac) * lost(g, colC, apart, 1);
-    }
+    const double lc = lost_panel(g, colC, colA, line, inb, inb, 1, same_ac);
     /* A's column again at k + 1 (same panel): C's column went through */
-    {
-        const other same[] = {{colC, SAME, 0}, {line, inb, 0}},
-                    apart[] = {{line, ANY, 0}},
-                    any[] = {{colC, ANY, 0}, {line, ANY, 0}};
-        la = same_ac < 0.0 ? lost(g, colA, any, 2)
-                           : same_ac * lost(g, colA, same, 2) +
-                                 (1.0 - same_ac) * lost(g, colA, apart, 1);
-    }
+    const double la = lost_panel(g, colA, colC, line, inb, ANY, 0, same_ac);
     /* a whole j went through before A, B's column and C's lines are used
      * again at j + 1: all of A, B's column and C's column */
     /* with N = P the two columns hold as many lines in each set (in an L1
