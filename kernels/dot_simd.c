@@ -198,72 +198,11 @@ void dot_simd_f32(const rb_operands *x)
  * L2; two rows (fewer streams, x loaded twice as often) were 10-25%
  * slower. The kernel then reads A at the bandwidth of the level that holds
  * it. */
-__attribute__((target("avx512f"))) static void mv4_avx512_f64(
-    const double *restrict a, size_t lda, const double *restrict x, size_t p,
-    double *restrict y)
-{
-    __m512d acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_pd();
-    size_t k = 0;
-    for (; k + 16 <= p; k += 16) {
-        const __m512d x0 = _mm512_loadu_pd(x + k), x1 = _mm512_loadu_pd(x + k + 8);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            acc[r][0] = _mm512_fmadd_pd(_mm512_loadu_pd(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm512_fmadd_pd(_mm512_loadu_pd(a + r * lda + k + 8),
-                                        x1, acc[r][1]);
-        }
-    }
-    for (; k < p; k += 8) {
-        const __mmask8 m = p - k >= 8 ? 0xff : (__mmask8)((1u << (p - k)) - 1);
-        const __m512d xv = _mm512_maskz_loadu_pd(m, x + k);
-        for (int r = 0; r < 4; r++)
-            acc[r][0] = _mm512_fmadd_pd(
-                _mm512_maskz_loadu_pd(m, a + r * lda + k), xv, acc[r][0]);
-    }
-    for (int r = 0; r < 4; r++)
-        y[r] = _mm512_reduce_add_pd(_mm512_add_pd(acc[r][0], acc[r][1]));
-}
-
-__attribute__((target("avx512f"))) static void mv4_avx512_f32(
-    const float *restrict a, size_t lda, const float *restrict x, size_t p,
-    float *restrict y)
-{
-    __m512 acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    size_t k = 0;
-    for (; k + 32 <= p; k += 32) {
-        const __m512 x0 = _mm512_loadu_ps(x + k), x1 = _mm512_loadu_ps(x + k + 16);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            acc[r][0] = _mm512_fmadd_ps(_mm512_loadu_ps(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(_mm512_loadu_ps(a + r * lda + k + 16),
-                                        x1, acc[r][1]);
-        }
-    }
-    for (; k < p; k += 16) {
-        const __mmask16 m =
-            p - k >= 16 ? 0xffff : (__mmask16)((1u << (p - k)) - 1);
-        const __m512 xv = _mm512_maskz_loadu_ps(m, x + k);
-        for (int r = 0; r < 4; r++)
-            acc[r][0] = _mm512_fmadd_ps(
-                _mm512_maskz_loadu_ps(m, a + r * lda + k), xv, acc[r][0]);
-    }
-    for (int r = 0; r < 4; r++)
-        y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]));
-}
-
-/* Eight rows: the four-row kernels' loop with twice the rows, and the
- * eight horizontal sums taken together by a transposing tree of adds
- * (instead of eight reductions of their own), so that short rows pay less
- * per row: measured in one process on this Xeon, 10% more in L2 on two
- * threads at P = 128 and 256 (f64), 3% on one. */
+/* AVX-512, eight rows: the eight horizontal sums taken together by a
+ * transposing tree of adds (instead of eight reductions of their own), so
+ * that short rows pay less per row: measured in one process on this Xeon,
+ * 10% more in L2 on two threads at P = 128 and 256 (f64), 3% on one. The
+ * at most seven rows left over go through the dot kernel one by one. */
 __attribute__((target("avx512f"))) static void mv8_avx512_f64(
     const double *restrict a, size_t lda, const double *restrict x, size_t p,
     double *restrict y)
@@ -430,12 +369,10 @@ void matvec_simd_f64(const rb_operands *x)
     size_t i = 0;
     for (; i + 8 <= x->n && level == 2; i += 8)
         mv8_avx512_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
-    for (; i + 4 <= x->n && level > 0; i += 4) {
-        if (level == 2)
-            mv4_avx512_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
-        else
-            mv4_avx2_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
-    }
+    /* AVX2: four rows at a time; the rows AVX-512's eights leave (at most
+     * seven) go one by one below */
+    for (; i + 4 <= x->n && level == 1; i += 4)
+        mv4_avx2_f64(a + i * x->lda, x->lda, x->b, x->p, y + i);
     for (; i < x->n; i++)
         y[i] = rb_dot_simd_f64(a + i * x->lda, x->b, x->p);
 }
@@ -448,12 +385,10 @@ void matvec_simd_f32(const rb_operands *x)
     size_t i = 0;
     for (; i + 8 <= x->n && level == 2; i += 8)
         mv8_avx512_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
-    for (; i + 4 <= x->n && level > 0; i += 4) {
-        if (level == 2)
-            mv4_avx512_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
-        else
-            mv4_avx2_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
-    }
+    /* AVX2: four rows at a time; the rows AVX-512's eights leave (at most
+     * seven) go one by one below */
+    for (; i + 4 <= x->n && level == 1; i += 4)
+        mv4_avx2_f32(a + i * x->lda, x->lda, x->b, x->p, y + i);
     for (; i < x->n; i++)
         y[i] = rb_dot_simd_f32(a + i * x->lda, x->b, x->p);
 }
