@@ -14,6 +14,16 @@ static double rate(uint64_t count, double seconds, double unit)
 /* ---- JSON ------------------------------------------------------------------
  */
 
+/* The row's bound on the roofline: roofline_bound with the row's
+ * threads, dtype, access mix, counts and measured rate. */
+static int row_bound(const roofline *roof, const harness_row *r,
+                     roof_bound *b, char *why, size_t whylen)
+{
+    return roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
+                          r->counts.flops, r->counts.bytes,
+                          harness_row_gflops(r), b, why, whylen);
+}
+
 /* The row's place on the host roofline; null when it has none, with the
  * reason in why. */
 static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof,
@@ -21,9 +31,7 @@ static json_t *roof_json(jdoc *d, const harness_row *r, const roofline *roof,
 {
     roof_bound b;
     snprintf(why, whylen, "no roofline");
-    if (!roof || roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
-                                r->counts.flops, r->counts.bytes,
-                                harness_row_gflops(r), &b, why, whylen) != 0)
+    if (!roof || row_bound(roof, r, &b, why, whylen) != 0)
         return json_null();
     why[0] = '\0';
     json_t *o =
@@ -160,9 +168,7 @@ static int row_unstable(const run_doc *doc, const harness_row *r,
     roof_bound b;
     char reason[160];
     if (!doc->probes || !doc->roof ||
-        roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
-                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
-                       &b, reason, sizeof(reason)) != 0 ||
+        row_bound(doc->roof, r, &b, reason, sizeof(reason)) != 0 ||
         b.compute_bound)
         return n;
     const drift_probe *p =
@@ -282,9 +288,7 @@ static void csv_row(csv *c, const harness_row *r, const roofline *roof)
     roof_bound b;
     char why[256];
     if (roof &&
-        roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
-                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
-                       &b, why, sizeof(why)) == 0) {
+        row_bound(roof, r, &b, why, sizeof(why)) == 0) {
         csv_str(c, b.level.name);
         csv_num(c, "%.6g", b.attainable_gflops);
         csv_str(c, b.compute_bound ? "compute" : b.level.name);
@@ -384,9 +388,7 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
     roof_bound b;
     char reason[256] = "no roofline";
     if (roof &&
-        roofline_bound(roof, r->threads, r->dtype, r->kernel->access,
-                       r->counts.flops, r->counts.bytes, harness_row_gflops(r),
-                       &b, reason, sizeof(reason)) == 0) {
+        row_bound(roof, r, &b, reason, sizeof(reason)) == 0) {
         fprintf(f, "%-8s %8.2f %5.1f%%%c%c %-8s\n", b.level.name,
                 b.attainable_gflops, 100.0 * b.fraction,
                 b.above ? '!' : (b.fraction > 1.0 ? '+' : ' '),

@@ -386,10 +386,7 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
     csv_num(c, "%.6g", frac_of(best, peak));
     csv_num(c, "%.6g", frac_of(med, peak));
     roof_bound b;
-    char why[256];
-    if (doc->roof && roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
-                                    r->counts.flops, r->counts.bytes, best, &b,
-                                    why, sizeof(why)) == 0) {
+    if (bound_of(doc, r, &b) == 0) {
         csv_str(c, b.level.name);
         csv_num(c, "%.6g", b.attainable_gflops);
         csv_num(c, "%.4g", b.fraction);
