@@ -229,7 +229,7 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  * the first row group storing the strip it loads for the others to read
  * contiguously; C blocks small enough to stay in L2 while W streams past
  * them; the far requests 1, 4 or 8 strips ahead instead of 2; the next
- * group's C tile asked for ahead; W blocks of 32 to 384 rows; and the
+ * group's C tile asked for ahead; W blocks of 16 to 384 rows; and the
  * packed path from B = 24, four times slower there. In that range this
  * path reaches 0.6 to 0.75 of the peak with W from DRAM and about 0.9
  * with W in L2.) */
