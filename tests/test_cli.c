@@ -662,10 +662,11 @@ static void test_orders(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
-/* The sweep end to end on tiny weights: every point verified and timed
- * with its samples, one curve per kernel and dtype with its knees and
- * ridge, the profile's threshold, the CSVs, the chart (or why not); and a
- * weight level the loaded roofline lacks refused before any work. */
+/* The sweep end to end on tiny weights, in two rounds: every point
+ * verified and timed with its samples pooled over the rounds (each
+ * sample's round recorded), one curve per kernel and dtype with its knees
+ * and ridge, the profile's threshold, the CSVs, the chart (or why not);
+ * and a weight level the loaded roofline lacks refused before any work. */
 static int lines_of(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -684,16 +685,18 @@ static void test_sweep(void)
     const char *args[] = {"sweep",      "--p",        "96",     "--m",
                           "80",         "--batch",    "1:4",    "--dtype",
                           "f32,f64",    "--threads",  "1",      "--min-time",
-                          "0.001",      "--samples",  "3",      "--profile",
-                          "tpu-v5e",    "--ceilings", ceilfile, "--out",
-                          out,          NULL};
+                          "0.001",      "--samples",  "3",      "--rounds",
+                          "2",          "--profile",  "tpu-v5e",
+                          "--ceilings", ceilfile,     "--out",  out,
+                          NULL};
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "knees:");
     CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
     CHECK_STR_HAS(r.out, "tpu-v5e");
-    CHECK_STR_HAS(r.err, "point 8/8");
+    CHECK_STR_HAS(r.err, "point 16/16");
+    CHECK_STR_HAS(r.err, "(round 2/2, best so far)");
     snprintf(path, sizeof(path), "%s/sweep.json", out);
     json_t *doc = load_json(path);
     CHECK(doc != NULL);
@@ -711,7 +714,13 @@ static void test_sweep(void)
         CHECK_INT(json_integer_value(
                       json_object_get(json_object_get(p, "shape"), "n")),
                   b);
-        CHECK_INT(json_array_size(json_object_get(p, "samples_s")), 3);
+        /* three samples a round, the first round's first */
+        json_t *rounds = json_object_get(p, "sample_rounds");
+        CHECK_INT(json_array_size(json_object_get(p, "samples_s")), 6);
+        CHECK_INT(json_array_size(rounds), 6);
+        for (size_t q = 0; q < json_array_size(rounds); q++)
+            CHECK_INT(json_integer_value(json_array_get(rounds, q)),
+                      q < 3 ? 0 : 1);
         CHECK(json_is_true(
             json_object_get(json_object_get(p, "verify"), "passed")));
         /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
@@ -741,7 +750,7 @@ static void test_sweep(void)
     snprintf(path, sizeof(path), "%s/sweep.csv", out);
     CHECK_INT(lines_of(path), 25);
     snprintf(path, sizeof(path), "%s/sweep-samples.csv", out);
-    CHECK_INT(lines_of(path), 73);
+    CHECK_INT(lines_of(path), 145);
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");

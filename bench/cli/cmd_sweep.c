@@ -25,7 +25,7 @@
 typedef struct {
     const char *batch, *weights, *kernel, *dtype, *threads, *profile,
         *profiles, *openblas, *ceilings, *out;
-    uint64_t p, m, samples, seed;
+    uint64_t p, m, samples, rounds, seed;
     double min_time;
     int quick, json;
 } sweep_opts;
@@ -83,7 +83,19 @@ static const flag_spec sweep_flags[] = {
     FLAG_MIN_TIME(sweep_opts, min_time, "0.01", "0.002", 1e-4,
                   "seconds one sample must last"),
     FLAG_SAMPLES(sweep_opts, samples, "5", "3", 100000,
-                 "timed samples per point, at least 3"),
+                 "timed samples per point and round, at least 3"),
+    {.name = "rounds",
+     .meta = "N",
+     .type = FLAG_COUNT,
+     .off = OFF(rounds),
+     .def = "2",
+     .def_quick = "1",
+     .cmin = 1,
+     .cmax = 100,
+     .help = "times the whole grid is run, one round after the other, each "
+             "point's samples pooled over them: a slow spell of a shared "
+             "machine then has to last a whole round to own all of a "
+             "point's samples (each round verifies again)"},
     FLAG_SEED(sweep_opts, seed),
     FLAG_QUICK(sweep_opts, quick,
                "batch 1:16, L2-resident weights, short samples"),
@@ -129,8 +141,8 @@ static const flag_table sweep_table = {
     "new run folder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
-    "Sizes take K, M, G suffixes (x1024). The default takes about a minute "
-    "and a half\non two cores (--quick: seconds). Exit status: 0 success, 1 "
+    "Sizes take K, M, G suffixes (x1024). The default takes about four "
+    "minutes on two\ncores, two minutes a round (--quick: seconds). Exit status: 0 success, 1 "
     "a kernel failed\nverification, 2 bad input or an unusable environment, "
     "130 or 143 after SIGINT\nor SIGTERM (the finished points are kept).",
     0};
@@ -195,6 +207,7 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
 {
     memset(plan, 0, sizeof(*plan));
     plan->samples = (int)o->samples;
+    plan->rounds = (int)o->rounds;
     plan->seed = o->seed;
     plan->min_time = o->min_time;
     plan->verify_rows = 2; /* the first and the last row group's last row */
@@ -334,10 +347,11 @@ static json_t *settings_json(const sweep_plan *plan, const sweep_opts *o,
     for (size_t i = 0; i < plan->nbatch; i++)
         json_array_append_new(batch, json_integer((json_int_t)plan->batch[i]));
     return json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:f, s:i, s:I, s:I, s:s, s:s, s:s}",
+        "{s:o, s:o, s:o, s:o, s:o, s:f, s:i, s:i, s:I, s:I, s:s, s:s, s:s}",
         "command", flags_command_json("sweep", argc, argv), "kernels", kernels,
         "dtypes", dtypes, "threads", threads, "batch", batch, "min_time_s",
-        plan->min_time, "samples", plan->samples, "seed",
+        plan->min_time, "samples", plan->samples, "rounds", plan->rounds,
+        "seed",
         (json_int_t)plan->seed, "verify_rows", (json_int_t)plan->verify_rows,
         "openblas", o->openblas, "time_unit", "seconds per call", "rates",
         "analytic FLOPs and compulsory bytes divided by the minimum (best) or "

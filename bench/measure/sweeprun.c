@@ -90,8 +90,56 @@ typedef struct {
     sweep_result *res;
     int level;
     uint64_t b;
+    int round;
+    /* from the second round on: where the point's rows from the first
+     * round are, and how many rows this round has brought */
+    size_t first, count, seen;
     int failed; /* out of memory for a point */
 } point_ctx;
+
+/* The worse of two checks of the same kernel on the same shape. */
+static ref_result worse_check(ref_result x, ref_result y)
+{
+    if (!y.passed || (x.passed && y.max_err > x.max_err))
+        return y;
+    return x;
+}
+
+/* Pools row's samples (this round's) into point p. The row's other fields
+ * come from the round whose sample is the best, the checks are the worse
+ * of the two. Takes row->samples. Returns -1 out of memory. */
+static int pool_row(sweep_point *p, const harness_row *row, int round)
+{
+    const size_t had = (size_t)p->row.nsamples,
+                 n = had + (size_t)row->nsamples;
+    double *s = realloc(p->row.samples, n * sizeof(*s));
+    if (!s) {
+        free(row->samples);
+        return -1;
+    }
+    p->row.samples = s;
+    int *rd = realloc(p->round, n * sizeof(*rd));
+    if (!rd) {
+        free(row->samples);
+        return -1;
+    }
+    p->round = rd;
+    memcpy(s + had, row->samples, (size_t)row->nsamples * sizeof(*s));
+    for (size_t i = had; i < n; i++)
+        rd[i] = round;
+    free(row->samples);
+    const ref_result
+        before = worse_check(p->row.check_before, row->check_before),
+        after = worse_check(p->row.check_after, row->check_after);
+    if (row->time.min < p->row.time.min)
+        p->row = *row;
+    p->row.samples = s;
+    p->row.nsamples = (int)n;
+    p->row.check_before = before;
+    p->row.check_after = after;
+    stats_summarize(s, n, &p->row.time);
+    return 0;
+}
 
 /* Called by the harness under interrupt_lock(): the point joins the
  * result there, so a rescue sees it. */
@@ -99,6 +147,18 @@ static void on_row(const harness_row *row, void *arg)
 {
     point_ctx *pc = arg;
     sweep_result *r = pc->res;
+    if (pc->round > 0) {
+        /* the same kernels come in the same order every round */
+        const size_t i = pc->first + pc->seen++;
+        if (pc->seen <= pc->count && r->points[i].row.kernel == row->kernel) {
+            if (pool_row(&r->points[i], row, pc->round))
+                pc->failed = 1;
+            return;
+        }
+        free(row->samples);
+        pc->failed = 1;
+        return;
+    }
     if (r->npoints == r->cap) {
         const size_t cap = r->cap ? 2 * r->cap : 64;
         sweep_point *p = realloc(r->points, cap * sizeof(*p));
@@ -110,8 +170,15 @@ static void on_row(const harness_row *row, void *arg)
         r->points = p;
         r->cap = cap;
     }
-    r->points[r->npoints++] =
-        (sweep_point){.level = pc->level, .b = pc->b, .row = *row};
+    int *rd = calloc(row->nsamples > 0 ? (size_t)row->nsamples : 1,
+                     sizeof(*rd));
+    if (!rd) {
+        free(row->samples);
+        pc->failed = 1;
+        return;
+    }
+    r->points[r->npoints++] = (sweep_point){
+        .level = pc->level, .b = pc->b, .row = *row, .round = rd};
 }
 
 /* A rough cost of a point in seconds, for the estimate of what is left:
@@ -141,29 +208,38 @@ static double point_cost(const sweep_plan *plan, const roofline *roof,
     return s;
 }
 
-static void say_point(const sweep_result *res, size_t first, size_t i,
+static void say_point(const sweep_result *res, const sweep_plan *plan,
+                      size_t first, size_t n, int round, size_t i,
                       size_t total, double elapsed, double left)
 {
-    char rates[512] = "";
-    for (size_t j = first; j < res->npoints; j++) {
+    char rates[512] = "", rounds[48] = "";
+    if (n == 0)
+        return;
+    for (size_t j = first; j < first + n; j++) {
         const harness_row *r = &res->points[j].row;
         snprintf(rates + strlen(rates), sizeof(rates) - strlen(rates),
                  "%s%s %.2f", j > first ? ", " : "", r->kernel->name,
                  harness_row_gflops(r));
     }
+    if (plan->rounds > 1)
+        snprintf(rounds, sizeof(rounds), " (round %d/%d, best so far)",
+                 round + 1, plan->rounds);
     const sweep_point *p = &res->points[first];
     progress_say("point %zu/%zu  %s %d thread%s B=%llu P=%zu M=%zu: %s "
-                 "GFLOP/s  (%.0f s, about %.0f s left)",
+                 "GFLOP/s%s  (%.0f s, about %.0f s left)",
                  i, total, rb_dtype_name(p->row.dtype), p->row.threads,
                  rb_plural(p->row.threads), (unsigned long long)p->b,
-                 p->row.shape.p, p->row.shape.m, rates, elapsed, left);
+                 p->row.shape.p, p->row.shape.m, rates, rounds, elapsed,
+                 left);
 }
 
 int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
               const roofline *roof, sweep_result *res, rb_err *e)
 {
-    const size_t total = (size_t)plan->nlevels * (size_t)plan->ndtypes *
-                         (size_t)plan->nthreads * plan->nbatch;
+    const size_t grid = (size_t)plan->nlevels * (size_t)plan->ndtypes *
+                        (size_t)plan->nthreads * plan->nbatch;
+    const int rounds = plan->rounds > 0 ? plan->rounds : 1;
+    const size_t total = grid * (size_t)rounds;
     double all = 0.0, done = 0.0;
     harness_plan hp;
     for (int l = 0; l < plan->nlevels; l++)
@@ -171,38 +247,59 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
             for (int t = 0; t < plan->nthreads; t++)
                 for (size_t i = 0; i < plan->nbatch; i++) {
                     point_plan(plan, l, d, t, plan->batch[i], &hp);
-                    all += point_cost(plan, roof, &hp);
+                    all += point_cost(plan, roof, &hp) * rounds;
                 }
+    /* where each grid point's rows are, from the first round */
+    size_t *first = calloc(grid ? grid : 1, sizeof(*first)),
+           *count = calloc(grid ? grid : 1, sizeof(*count));
+    if (!first || !count) {
+        free(first);
+        free(count);
+        return rb_fail(e, RB_EINPUT, "out of memory for the sweep's points");
+    }
     const double t0 = timer_now();
     size_t index = 0;
     int rc = RB_OK;
-    for (int l = 0; l < plan->nlevels && !rc; l++)
-        for (int d = 0; d < plan->ndtypes && !rc; d++)
-            for (int t = 0; t < plan->nthreads && !rc; t++)
-                for (size_t i = 0; i < plan->nbatch && !rc; i++) {
-                    if (interrupt_requested())
-                        goto out;
-                    const uint64_t b = plan->batch[i];
-                    const size_t n = point_plan(plan, l, d, t, b, &hp);
-                    interrupt_lock();
-                    res->skipped_batched += plan->nkernels - n;
-                    const size_t first = res->npoints;
-                    interrupt_unlock();
-                    point_ctx pc = {res, l, b, 0};
-                    harness_result hr = {0};
-                    rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
-                    free(hr.rows); /* the samples now belong to res */
-                    if (!rc && pc.failed)
-                        rc = rb_fail(e, RB_EINPUT,
-                                     "out of memory for the sweep's points");
-                    if (rc || hr.interrupted)
-                        goto out;
-                    done += point_cost(plan, roof, &hp);
-                    const double el = timer_now() - t0;
-                    say_point(res, first, ++index, total, el,
-                              done > 0.0 ? el * (all - done) / done : 0.0);
-                }
+    for (int r = 0; r < rounds && !rc; r++) {
+        size_t g = 0;
+        for (int l = 0; l < plan->nlevels && !rc; l++)
+            for (int d = 0; d < plan->ndtypes && !rc; d++)
+                for (int t = 0; t < plan->nthreads && !rc; t++)
+                    for (size_t i = 0; i < plan->nbatch && !rc; i++, g++) {
+                        if (interrupt_requested())
+                            goto out;
+                        const uint64_t b = plan->batch[i];
+                        const size_t n = point_plan(plan, l, d, t, b, &hp);
+                        interrupt_lock();
+                        if (r == 0) {
+                            res->skipped_batched += plan->nkernels - n;
+                            first[g] = res->npoints;
+                        }
+                        interrupt_unlock();
+                        point_ctx pc = {.res = res, .level = l, .b = b,
+                                        .round = r, .first = first[g],
+                                        .count = count[g]};
+                        harness_result hr = {0};
+                        rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
+                        free(hr.rows); /* the samples now belong to res */
+                        if (!rc && pc.failed)
+                            rc = rb_fail(
+                                e, RB_EINPUT,
+                                "out of memory for the sweep's points");
+                        if (rc || hr.interrupted)
+                            goto out;
+                        if (r == 0)
+                            count[g] = res->npoints - first[g];
+                        done += point_cost(plan, roof, &hp);
+                        const double el = timer_now() - t0;
+                        say_point(res, plan, first[g], count[g], r, ++index,
+                                  total, el,
+                                  done > 0.0 ? el * (all - done) / done : 0.0);
+                    }
+    }
 out:
+    free(first);
+    free(count);
     interrupt_lock();
     res->interrupted = interrupt_requested() != 0;
     interrupt_unlock();
@@ -211,8 +308,10 @@ out:
 
 void sweep_result_free(sweep_result *res)
 {
-    for (size_t i = 0; i < res->npoints; i++)
+    for (size_t i = 0; i < res->npoints; i++) {
         free(res->points[i].row.samples);
+        free(res->points[i].round);
+    }
     free(res->points);
     memset(res, 0, sizeof(*res));
 }

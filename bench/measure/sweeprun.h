@@ -2,7 +2,13 @@
  * count and batch size B, the harness verifies and times every kernel on
  * [B,P] x [P,M] (and the contrast bp,bpm->bm, every row its own [P,M]
  * matrix, while its working set fits the budget). One harness run a
- * point, so each point is verified on its own random data. */
+ * point, so each point is verified on its own random data. The grid runs
+ * `rounds` times, one round after the other, and each point's samples are
+ * pooled over its rounds: on a shared machine a slow spell (another
+ * tenant, seconds to minutes long) would otherwise own every sample of
+ * the points it falls on, since a point's samples are taken within a
+ * fraction of a second (Google Benchmark's repetitions with random
+ * interleaving answer the same noise). */
 #ifndef ROOFBENCH_SWEEPRUN_H
 #define ROOFBENCH_SWEEPRUN_H
 
@@ -36,17 +42,21 @@ typedef struct {
     sweep_weights levels[SWEEP_MAX_LEVELS];
     int nlevels;
     double min_time;
-    int samples;
+    int samples; /* per point and round                        */
+    int rounds;  /* times the whole grid runs, at least 1       */
     uint64_t seed;
     size_t verify_rows;      /* output rows checked per point            */
     uint64_t batched_budget; /* bytes the contrast may use at one point  */
 } sweep_plan;
 
-/* One measured row at a point. */
+/* One measured row at a point: its samples pooled over the rounds, the
+ * row's other fields (calls per sample, binding, clock) from the round
+ * that timed the best sample. */
 typedef struct {
     int level;  /* index into plan->levels */
     uint64_t b; /* the batch size          */
     harness_row row;
+    int *round; /* the round of each of row.samples, from 0 */
 } sweep_point;
 
 typedef struct {
@@ -66,7 +76,7 @@ int sweep_point_bytes(const sweep_plan *plan, const rb_kernel *k, int level,
  * memory fits mem_available (the largest B decides), BLAS indices fit. */
 int sweep_check_plan(const sweep_plan *plan, uint64_t mem_available, rb_err *e);
 
-/* Runs the plan into res (zeroed by the caller); the roofline, when
+/* Runs the plan's rounds into res (zeroed by the caller); the roofline, when
  * given, makes the progress line's estimate of the time left. Stops
  * between points on an interrupt with res->interrupted set. Returns
  * RB_OK, RB_EMEASURE (a kernel failed verification) or RB_EINPUT. */

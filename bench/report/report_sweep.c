@@ -328,6 +328,11 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
         json_t *row = report_run_row_json(&jd, &p->row, doc->roof);
         jd_set(&jd, row, "weights", json_string(doc->plan->levels[p->level].name));
         jd_set(&jd, row, "batch", json_integer((json_int_t)p->b));
+        json_t *rounds = json_array();
+        for (int k = 0; k < p->row.nsamples; k++)
+            jd_push(&jd, rounds, "sample_rounds",
+                    json_integer(p->round ? p->round[k] : 0));
+        jd_set(&jd, row, "sample_rounds", rounds);
         jd_push(&jd, points, "points", row);
     }
     json_t *curves = json_array();
@@ -415,7 +420,8 @@ static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
 static char *samples_csv(const sweep_doc *doc)
 {
     csv c = {0};
-    csv_header(&c, "weights,kernel,dtype,threads,batch,sample,seconds_per_call");
+    csv_header(&c, "weights,kernel,dtype,threads,batch,sample,round,"
+                   "seconds_per_call");
     for (size_t i = 0; i < doc->res->npoints; i++) {
         const sweep_point *p = &doc->res->points[i];
         for (int s = 0; s < p->row.nsamples; s++) {
@@ -425,6 +431,7 @@ static char *samples_csv(const sweep_doc *doc)
             csv_int(&c, (unsigned long long)p->row.threads);
             csv_int(&c, p->b);
             csv_int(&c, (unsigned long long)s);
+            csv_int(&c, (unsigned long long)(p->round ? p->round[s] : 0));
             csv_num(&c, "%.9g", p->row.samples[s]);
             csv_end(&c);
         }
