@@ -693,6 +693,7 @@ static void test_sweep(void)
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "knees:");
+    CHECK_STR_HAS(r.out, "against the peak measured around each point:");
     CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");
@@ -723,6 +724,14 @@ static void test_sweep(void)
                       q < 3 ? 0 : 1);
         CHECK(json_is_true(
             json_object_get(json_object_get(p, "verify"), "passed")));
+        /* the peak the team got around the point, and the bound with it */
+        json_t *pn = json_object_get(p, "peak_now_gflops");
+        CHECK(json_number_value(json_object_get(pn, "before")) > 0.0);
+        CHECK(json_number_value(json_object_get(pn, "after")) > 0.0);
+        json_t *rn = json_object_get(p, "roof_now");
+        const double np = json_number_value(json_object_get(rn, "peak_gflops")),
+                     nb = json_number_value(json_object_get(rn, "gflops"));
+        CHECK(np > 0.0 && nb > 0.0 && nb <= np * (1.0 + 1e-12));
         /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
         const char *k = jstr(p, "kernel", NULL);
         const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;

@@ -30,6 +30,17 @@ const rb_peak_variant *ceilings_peak_select(unsigned isa, unsigned bits)
     return NULL;
 }
 
+const rb_peak_variant *ceilings_peak_widest(unsigned isa)
+{
+    static const unsigned widths[] = {512, 256, 128, 64};
+    for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+        const rb_peak_variant *v = ceilings_peak_select(isa, widths[w]);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
 const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits)
 {
     for (size_t i = 0; i < rb_nstream_variants; i++) {
@@ -330,6 +341,29 @@ static double peak_error(const peak_ctx *c, int nt, unsigned vals)
             max_err = fmax(max_err, err);
         }
     return max_err;
+}
+
+double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
+                         int tries)
+{
+    const rb_peak_variant *v = ceilings_peak_widest(rb_config_get()->isa);
+    peak_ctx *c = v && nt > 0 && nt <= CEIL_MAX_THREADS ? calloc(1, sizeof(*c))
+                                                         : NULL;
+    if (!c)
+        return 0.0;
+    c->reps = reps;
+    c->v = v;
+    c->dt = dt;
+    const double flops =
+        (double)reps * v->chains * lanes_of(v->bits, dt) * 2.0 * nt;
+    double best = 0.0;
+    for (int i = 0; i < tries; i++) {
+        const double s = pool_run(team, job_peak, c);
+        if (s > 0.0)
+            best = fmax(best, flops / s / 1e9);
+    }
+    free(c);
+    return best;
 }
 
 /* One round of a peak figure: nsamples samples of the variant on the team,

@@ -214,6 +214,16 @@ typedef struct {
 /* The best variant for a width that an ISA mask allows (FMA before
  * multiply + add), or NULL. Never returns a variant the mask lacks. */
 const rb_peak_variant *ceilings_peak_select(unsigned isa, unsigned bits);
+/* The widest peak variant isa runs (FMA first), or NULL. */
+const rb_peak_variant *ceilings_peak_widest(unsigned isa);
+/* The vector FMA rate the team gets now, in GFLOP/s of the team: the
+ * widest peak variant the configured ISA runs (rb_config_get()), in dt,
+ * reps iterations on every member between barriers, the best of tries;
+ * 0 where no variant runs. On a shared host a core's FMA pipes are lent to
+ * whatever else runs on it (an SMT sibling, another guest): the clock does
+ * not move then, but this does. */
+double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
+                         int tries);
 const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits);
 
 /* FMA instructions of a width the core can start per cycle, from a table

@@ -7,6 +7,7 @@
 #include <hwloc.h>
 #include <stdint.h>
 
+#include "ceiling.h"
 #include "counters.h"
 #include "error.h"
 #include "kernel.h"
@@ -57,6 +58,12 @@ typedef struct {
      * whose clock moved beyond that noise was timed on a changing
      * machine */
     double ghz_before, ghz_after, ghz_spread_before, ghz_spread_after;
+    /* the team's vector FMA rate just before calibration and just after
+     * the last timed sample (GFLOP/s, the roofline's peak kernel at
+     * harness_peak_variant(), the best of five half milliseconds; 0: none
+     * runs): what the core lent the row then, which a shared host moves
+     * by a third within seconds while the clock stays */
+    double peak_before, peak_after;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
     const counters_events *events;
@@ -111,6 +118,10 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
 /* The operands of thread tid's share of a problem (see rb_operands). */
 void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
                    void *c, int tid, int nthreads, rb_operands *x);
+
+/* The peak kernel harness rows measure around their samples: the widest
+ * variant the configured ISA runs (rb_config_get()), or NULL. */
+const rb_peak_variant *harness_peak_variant(void);
 
 /* Best GFLOP/s of a row: analytic FLOPs over the minimum time. */
 double harness_row_gflops(const harness_row *row);

@@ -145,6 +145,15 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                    "spread_before", jd_num(r->ghz_spread_before),
                    "spread_after", jd_num(r->ghz_spread_after), "change",
                    jd_num(change), "noise", jd_num(noise), "moved", moved));
+    const rb_peak_variant *pv = harness_peak_variant();
+    if (r->peak_before > 0.0 && r->peak_after > 0.0 && pv)
+        jd_set(d, row, "peak_now_gflops",
+               jd_pack(d, "{s:o, s:o, s:s}", "before", jd_num(r->peak_before),
+                       "after", jd_num(r->peak_after), "kernel", pv->name));
+    else
+        jd_set(d, row, "peak_now_unavailable",
+               json_string(pv ? "not measured around this row"
+                              : "no peak kernel runs on this ISA"));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;
