@@ -558,10 +558,14 @@ static void compare_caches(hwloc_topology_t topo, ceilings_result *res)
 /* ---- one team -------------------------------------------------------------
  */
 
-static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
+/* Puts pk into the result, at `slot` (a figure that joined before, now
+ * better measured) or appended (slot < 0); returns its slot. */
+static size_t put_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t,
+                       long slot)
 {
     interrupt_lock();
-    res->peaks[res->npeaks++] = *pk;
+    const size_t at = slot >= 0 ? (size_t)slot : (size_t)res->npeaks++;
+    res->peaks[at] = *pk;
     interrupt_unlock();
     progress_say("peak %s %-11s %d thread%s: %8.2f GFLOP/s, %5.2f FLOP/cycle "
                  "per core, %3.0f%% of %.2f theoretical",
@@ -575,46 +579,56 @@ static void add_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t)
                                      : 0.0;
         t->variant[pk->dt] = pk->v->name;
     }
+    return at;
 }
+
 
 /* Peaks in CEIL_PASSES rounds over every dtype and width, each round taking
  * its share of the samples; each figure keeps the better round (and all
  * samples), so a neighbour that slows the machine for a few seconds does
- * not set a roof. A figure joins the result when its last round is done. */
+ * not set a roof. This runs round r; a figure joins the result after the
+ * first round and is replaced by the better of both after the second, so
+ * that an interrupt between them keeps it. measure_team runs the rounds apart, the bandwidth
+ * curves between them (tens of seconds): back to back, both rounds of the
+ * 2-thread f32 peak once fell in a spell where the host lent the two
+ * vCPUs one core's FMA pipes (175.8 GFLOP/s against 1 thread's 173.5,
+ * while 2-thread f64 read 166.7 just after). */
 static int team_peaks(pool *team, int nt, const ceilings_plan *plan,
                       const host_cpu *cpu, ceilings_result *res, ceil_team *t,
-                      rb_err *e)
+                      int r, rb_err *e)
 {
     static ceil_peak round0[RB_NDTYPES][CEIL_MAX_WIDTHS];
+    static size_t slot0[RB_NDTYPES][CEIL_MAX_WIDTHS];
     const unsigned isa = host_isa_mask(cpu);
     const int per_round = (plan->samples + CEIL_PASSES - 1) / CEIL_PASSES;
-    for (int r = 0; r < CEIL_PASSES; r++)
-        for (int d = 0; d < plan->ndtypes; d++)
-            for (int w = 0; w < plan->nwidths; w++) {
-                if (interrupt_requested())
-                    return RB_OK;
-                ceil_peak pk;
-                const int rc = measure_peak(
-                    team, nt, ceilings_peak_select(isa, plan->widths[w]),
-                    plan->dtypes[d], plan, per_round < 2 ? 2 : per_round, cpu,
-                    t->ghz, &pk, e);
-                if (rc)
-                    return rc;
-                if (r == 0) {
-                    round0[d][w] = pk;
-                    continue;
-                }
-                ceil_peak keep =
-                    pk.gflops > round0[d][w].gflops ? pk : round0[d][w];
-                const ceil_peak *first = &round0[d][w];
-                memcpy(keep.samples, first->samples,
-                       (size_t)first->nsamples * sizeof(double));
-                memcpy(keep.samples + first->nsamples, pk.samples,
-                       (size_t)pk.nsamples * sizeof(double));
-                keep.nsamples = first->nsamples + pk.nsamples;
-                keep.rounds = CEIL_PASSES;
-                add_peak(res, &keep, t);
+    for (int d = 0; d < plan->ndtypes; d++)
+        for (int w = 0; w < plan->nwidths; w++) {
+            if (interrupt_requested())
+                return RB_OK;
+            ceil_peak pk;
+            const int rc = measure_peak(
+                team, nt, ceilings_peak_select(isa, plan->widths[w]),
+                plan->dtypes[d], plan, per_round < 2 ? 2 : per_round, cpu,
+                t->ghz, &pk, e);
+            if (rc)
+                return rc;
+            if (r == 0) { /* joins now, so that an interrupt keeps it */
+                round0[d][w] = pk;
+                pk.rounds = 1;
+                slot0[d][w] = put_peak(res, &pk, t, -1);
+                continue;
             }
+            ceil_peak keep =
+                pk.gflops > round0[d][w].gflops ? pk : round0[d][w];
+            const ceil_peak *first = &round0[d][w];
+            memcpy(keep.samples, first->samples,
+                   (size_t)first->nsamples * sizeof(double));
+            memcpy(keep.samples + first->nsamples, pk.samples,
+                   (size_t)pk.nsamples * sizeof(double));
+            keep.nsamples = first->nsamples + pk.nsamples;
+            keep.rounds = CEIL_PASSES;
+            put_peak(res, &keep, t, (long)slot0[d][w]);
+        }
     return RB_OK;
 }
 
@@ -728,11 +742,13 @@ static int measure_team(hwloc_topology_t topo, int nt,
         t.ghz = clk.ghz;
         progress_say("clock, %d thread%s: %.3f GHz", nt, rb_plural(nt),
                      clk.ghz);
-        rc = team_peaks(team, nt, plan, cpu, res, &t, e);
+        rc = team_peaks(team, nt, plan, cpu, res, &t, 0, e);
     }
     if (!rc)
         rc = team_curves(topo, team, &pins, plan, host_isa_mask(cpu), res, &t,
                          e);
+    for (int r = 1; r < CEIL_PASSES && !rc; r++)
+        rc = team_peaks(team, nt, plan, cpu, res, &t, r, e);
     rc = pool_close(topo, team, &pins, rc, e);
     if (!rc)
         rc = team_gemms(topo, nt, plan, res, &t, e);
