@@ -343,10 +343,30 @@ static double peak_error(const peak_ctx *c, int nt, unsigned vals)
     return max_err;
 }
 
+/* The variant of the roofline's peak: the widest this CPU runs, as
+ * ceilings measures it, whatever ROOFBENCH_ISA caps the kernels at. */
+static const rb_peak_variant *roofline_variant(void)
+{
+    static const rb_peak_variant *v;
+    static int known;
+    if (!known) {
+        host_cpu cpu;
+        host_cpu_probe(&cpu);
+        v = ceilings_peak_widest(host_isa_mask(&cpu));
+        known = 1;
+    }
+    return v;
+}
+
+const rb_peak_variant *ceilings_peak_now_variant(void)
+{
+    return roofline_variant();
+}
+
 double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
                          int tries)
 {
-    const rb_peak_variant *v = ceilings_peak_widest(rb_config_get()->isa);
+    const rb_peak_variant *v = roofline_variant();
     peak_ctx *c = v && nt > 0 && nt <= CEIL_MAX_THREADS ? calloc(1, sizeof(*c))
                                                          : NULL;
     if (!c)

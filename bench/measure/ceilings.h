@@ -216,8 +216,11 @@ typedef struct {
 const rb_peak_variant *ceilings_peak_select(unsigned isa, unsigned bits);
 /* The widest peak variant isa runs (FMA first), or NULL. */
 const rb_peak_variant *ceilings_peak_widest(unsigned isa);
+/* The peak variant ceilings_peak_now runs: the widest this CPU runs. */
+const rb_peak_variant *ceilings_peak_now_variant(void);
 /* The vector FMA rate the team gets now, in GFLOP/s of the team: the
- * widest peak variant the configured ISA runs (rb_config_get()), in dt,
+ * roofline's peak variant (the widest this CPU runs, whatever
+ * ROOFBENCH_ISA caps the kernels at), in dt,
  * reps iterations on every member between barriers, the best of tries;
  * 0 where no variant runs. On a shared host a core's FMA pipes are lent to
  * whatever else runs on it (an SMT sibling, another guest): the clock does

@@ -531,7 +531,7 @@ static double team_peak(pool *team, int nthreads, rb_dtype dt)
 
 const rb_peak_variant *harness_peak_variant(void)
 {
-    return ceilings_peak_widest(rb_config_get()->isa);
+    return ceilings_peak_now_variant();
 }
 
 /* One row: verified, calibrated, timed, verified again. With an interrupt

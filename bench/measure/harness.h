@@ -119,8 +119,8 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
 void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
                    void *c, int tid, int nthreads, rb_operands *x);
 
-/* The peak kernel harness rows measure around their samples: the widest
- * variant the configured ISA runs (rb_config_get()), or NULL. */
+/* The peak kernel harness rows measure around their samples: the
+ * roofline's, the widest variant this CPU runs, or NULL. */
 const rb_peak_variant *harness_peak_variant(void);
 
 /* Best GFLOP/s of a row: analytic FLOPs over the minimum time. */
