@@ -343,9 +343,7 @@ static double peak_error(const peak_ctx *c, int nt, unsigned vals)
     return max_err;
 }
 
-/* The variant of the roofline's peak: the widest this CPU runs, as
- * ceilings measures it, whatever ROOFBENCH_ISA caps the kernels at. */
-static const rb_peak_variant *roofline_variant(void)
+const rb_peak_variant *ceilings_peak_now_variant(void)
 {
     static const rb_peak_variant *v;
     static int known;
@@ -358,15 +356,10 @@ static const rb_peak_variant *roofline_variant(void)
     return v;
 }
 
-const rb_peak_variant *ceilings_peak_now_variant(void)
-{
-    return roofline_variant();
-}
-
 double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
                          int tries)
 {
-    const rb_peak_variant *v = roofline_variant();
+    const rb_peak_variant *v = ceilings_peak_now_variant();
     peak_ctx *c = v && nt > 0 && nt <= CEIL_MAX_THREADS ? calloc(1, sizeof(*c))
                                                          : NULL;
     if (!c)
@@ -602,14 +595,14 @@ static size_t put_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t,
     return at;
 }
 
-
 /* Peaks in CEIL_PASSES rounds over every dtype and width, each round taking
  * its share of the samples; each figure keeps the better round (and all
  * samples), so a neighbour that slows the machine for a few seconds does
  * not set a roof. This runs round r; a figure joins the result after the
  * first round and is replaced by the better of both after the second, so
- * that an interrupt between them keeps it. measure_team runs the rounds apart, the bandwidth
- * curves between them (tens of seconds): back to back, both rounds of the
+ * that an interrupt between them keeps it. measure_team runs the rounds
+ * apart, the bandwidth curves between them (tens of seconds): back to
+ * back, both rounds of the
  * 2-thread f32 peak once fell in a spell where the host lent the two
  * vCPUs one core's FMA pipes (175.8 GFLOP/s against 1 thread's 173.5,
  * while 2-thread f64 read 166.7 just after). */

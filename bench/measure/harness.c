@@ -522,17 +522,9 @@ static double team_ghz(pool *team, double *spread)
     return best;
 }
 
-/* The vector FMA rate the team gets now (ceilings_peak_now): five half
- * milliseconds of the roofline's peak kernel, the best. */
-static double team_peak(pool *team, int nthreads, rb_dtype dt)
-{
-    return ceilings_peak_now(team, nthreads, dt, 100000, 5);
-}
-
-const rb_peak_variant *harness_peak_variant(void)
-{
-    return ceilings_peak_now_variant();
-}
+/* The vector FMA rate the team gets now: five half milliseconds of the
+ * roofline's peak kernel, the best. */
+enum { PEAK_NOW_REPS = 100000, PEAK_NOW_TRIES = 5 };
 
 /* One row: verified, calibrated, timed, verified again. With an interrupt
  * the row is left without samples (the caller drops it). */
@@ -560,11 +552,13 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         rc = verify_failure(x, &row->check_before, "before", e);
     if (!rc && !interrupt_requested()) {
         row->ghz_before = team_ghz(x->team, &row->ghz_spread_before);
-        row->peak_before = team_peak(x->team, row->threads, t->dt);
+        row->peak_before = ceilings_peak_now(x->team, row->threads, t->dt,
+                                             PEAK_NOW_REPS, PEAK_NOW_TRIES);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
-        row->peak_after = team_peak(x->team, row->threads, t->dt);
+        row->peak_after = ceilings_peak_now(x->team, row->threads, t->dt,
+                                            PEAK_NOW_REPS, PEAK_NOW_TRIES);
         row->ghz_after = team_ghz(x->team, &row->ghz_spread_after);
     }
     if (!rc && !interrupt_requested()) {

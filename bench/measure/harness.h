@@ -59,10 +59,10 @@ typedef struct {
      * machine */
     double ghz_before, ghz_after, ghz_spread_before, ghz_spread_after;
     /* the team's vector FMA rate just before calibration and just after
-     * the last timed sample (GFLOP/s, the roofline's peak kernel at
-     * harness_peak_variant(), the best of five half milliseconds; 0: none
-     * runs): what the core lent the row then, which a shared host moves
-     * by a third within seconds while the clock stays */
+     * the last timed sample (GFLOP/s: ceilings_peak_now, the roofline's
+     * peak kernel, the best of five half milliseconds; 0: none runs):
+     * what the core lent the row then, which a shared host moves by a
+     * third within seconds while the clock stays */
     double peak_before, peak_after;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
@@ -118,10 +118,6 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
 /* The operands of thread tid's share of a problem (see rb_operands). */
 void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
                    void *c, int tid, int nthreads, rb_operands *x);
-
-/* The peak kernel harness rows measure around their samples: the
- * roofline's, the widest variant this CPU runs, or NULL. */
-const rb_peak_variant *harness_peak_variant(void);
 
 /* Best GFLOP/s of a row: analytic FLOPs over the minimum time. */
 double harness_row_gflops(const harness_row *row);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "csv.h"
 
 static double rate(uint64_t count, double seconds, double unit)
@@ -145,7 +146,7 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                    "spread_before", jd_num(r->ghz_spread_before),
                    "spread_after", jd_num(r->ghz_spread_after), "change",
                    jd_num(change), "noise", jd_num(noise), "moved", moved));
-    const rb_peak_variant *pv = harness_peak_variant();
+    const rb_peak_variant *pv = ceilings_peak_now_variant();
     if (r->peak_before > 0.0 && r->peak_after > 0.0 && pv)
         jd_set(d, row, "peak_now_gflops",
                jd_pack(d, "{s:o, s:o, s:s}", "before", jd_num(r->peak_before),

@@ -614,69 +614,67 @@ static void fmt_ratio(char *buf, size_t len, double r, int upper)
         snprintf(buf, len, "n/a");
 }
 
+/* A curve's points at 70% of a bound or more: how many of how many, the
+ * lowest fraction and its B, and (against the peak measured around each
+ * point) the range of that peak over the roofline's. */
+typedef struct {
+    size_t ok, n;
+    double low, plo, phi;
+    uint64_t lowb;
+} target_tally;
+
+static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
+                                 int now)
+{
+    target_tally t = {.low = INFINITY, .plo = INFINITY};
+    for (size_t j = 0; j < c->n; j++) {
+        const sweep_point *p = &doc->res->points[c->idx[j]];
+        roof_bound b;
+        double nb = 0.0, np = 0.0;
+        if (bound_of(doc, &p->row, &b) != 0 ||
+            (now && bound_now(doc, &p->row, &nb, &np) != 0))
+            continue;
+        const double fr = now ? harness_row_gflops(&p->row) / nb : b.fraction;
+        t.n++;
+        t.ok += fr >= 0.70;
+        if (fr < t.low) {
+            t.low = fr;
+            t.lowb = p->b;
+        }
+        if (now) {
+            t.plo = fmin(t.plo, np / b.peak_gflops);
+            t.phi = fmax(t.phi, np / b.peak_gflops);
+        }
+    }
+    return t;
+}
+
 /* How many of a curve's points reach 70% of their roofline bound, and the
- * lowest: the target a kernel at the roof must meet at every B. */
+ * lowest: the target a kernel at the roof must meet at every B; then the
+ * same against the bound with the peak the team got around each point. */
 static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
 {
-    int said = 0;
-    for (int k = 0; k < nc; k++) {
-        size_t ok = 0, n = 0;
-        double low = INFINITY;
-        uint64_t lowb = 0;
-        for (size_t j = 0; j < cs[k]->n; j++) {
-            const harness_row *r = &doc->res->points[cs[k]->idx[j]].row;
-            roof_bound b;
-            if (bound_of(doc, r, &b) != 0)
+    for (int now = 0; now < 2; now++) {
+        int said = 0;
+        for (int k = 0; k < nc; k++) {
+            const target_tally t = tally_target(doc, cs[k], now);
+            if (!t.n)
                 continue;
-            n++;
-            ok += b.fraction >= 0.70;
-            if (b.fraction < low) {
-                low = b.fraction;
-                lowb = doc->res->points[cs[k]->idx[j]].b;
-            }
-        }
-        if (n)
-            fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu)",
-                    said++ ? ";" : "at 70% of the roof or more:",
-                    cs[k]->kernel->name, ok, n, 100.0 * low,
-                    (unsigned long long)lowb);
-    }
-    if (said)
-        fprintf(f, "\n");
-    /* the same against the peak the team got around each point */
-    said = 0;
-    for (int k = 0; k < nc; k++) {
-        size_t ok = 0, n = 0;
-        double low = INFINITY, plo = INFINITY, phi = 0.0;
-        uint64_t lowb = 0;
-        for (size_t j = 0; j < cs[k]->n; j++) {
-            const harness_row *r = &doc->res->points[cs[k]->idx[j]].row;
-            roof_bound b;
-            double nb, np;
-            if (bound_of(doc, r, &b) != 0 || bound_now(doc, r, &nb, &np) != 0)
-                continue;
-            const double fr = harness_row_gflops(r) / nb;
-            n++;
-            ok += fr >= 0.70;
-            if (fr < low) {
-                low = fr;
-                lowb = doc->res->points[cs[k]->idx[j]].b;
-            }
-            plo = fmin(plo, np / b.peak_gflops);
-            phi = fmax(phi, np / b.peak_gflops);
-        }
-        if (n)
-            fprintf(f,
-                    "%s %s %zu of %zu (lowest %.0f%% at B = %llu; that peak "
-                    "%.2f to %.2f of the roofline's)",
+            fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu",
                     said++ ? ";"
-                           : "against the peak measured around each point:",
-                    cs[k]->kernel->name, ok, n, 100.0 * low,
-                    (unsigned long long)lowb, plo, phi);
+                    : now  ? "against the peak measured around each point:"
+                           : "at 70% of the roof or more:",
+                    cs[k]->kernel->name, t.ok, t.n, 100.0 * t.low,
+                    (unsigned long long)t.lowb);
+            if (now)
+                fprintf(f, "; that peak %.2f to %.2f of the roofline's",
+                        t.plo, t.phi);
+            fprintf(f, ")");
+        }
+        if (said)
+            fprintf(f, "\n");
     }
-    if (said)
-        fprintf(f, "\n");
 }
 
 /* Each curve's rate at its first and its last B: the contrast batched
