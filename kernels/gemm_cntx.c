@@ -137,11 +137,67 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * wins. (Measured on Xeon EMR, f32 4096 x 4096 weights, 1 thread:
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) */
     out->skinny_max = out->mc;
-    out->skinny_why = "skinny up to MC rows; W block skb x sw = L1/2; C "
-                      "block of all rows = L2/2";
+    out->skinny_order = current->skinny_order;
+    out->l3_bytes = l3;
+    out->skinny_why =
+        out->skinny_order == RB_SKINNY_NEXT_BLOCK
+            ? "skinny up to MC rows; W block skb x sw = L1/2 (from L3: 32 "
+              "rows up to 3 row groups, 2 skb from 4; from beyond L3: 64 "
+              "or 192 rows x L2/4, the next one asked for in memory order); "
+              "C block of all rows = L2/2"
+            : "skinny up to MC rows; W block skb x sw = L1/2 (from beyond "
+              "L2: 32 rows up to 3 row groups, 2 skb from 4); C block of "
+              "all rows = L2/2";
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
                "= L3/2 per core (caches as configured, defaults where "
                "implausible)";
+}
+
+void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
+                       size_t cols, int nthreads, rb_skinny_plan *out)
+{
+    const size_t sw = b->sw > 0 ? b->sw : 1;
+    const size_t groups = (n + GEMM_SKINNY_ROWS - 1) / GEMM_SKINNY_ROWS;
+    /* W that fits in L2 is there after the first call, and asking for it
+     * again only holds fill buffers (from L2 it then streamed a quarter
+     * slower) */
+    const double share = (double)p * (double)cols * (double)el;
+    out->far = share > 2.0 * (double)b->sc_bytes;
+    /* the next-block order paces the loop near DRAM's rate (gemm_skinny.c):
+     * with W in L3 it measured 0.7 times the strip order at B = 1 (f32
+     * 2048 x 2048 on Zen 5), so only beyond L3 */
+    out->order = out->far && share > (double)b->l3_bytes ? b->skinny_order
+                                                          : RB_SKINNY_STRIPS;
+    /* C blocks of all n rows in sc_bytes */
+    size_t jc = b->sc_bytes / ((n > 0 ? n : 1) * el) / sw * sw;
+    if (!out->far) {
+        out->skb = b->skb;
+    } else if (out->order == RB_SKINNY_STRIPS) {
+        /* With at most three row groups a strip is reused little, and
+         * what pays is a W block of at most 32 rows, the streams an L2
+         * hardware prefetcher follows (one per 4 KiB page, 32 on
+         * Intel's): measured in the same process on Xeon EMR,
+         * DRAM-resident W, B = 8 to 18, 5 to 25% faster at 1 thread, and
+         * slower from 4 groups on. From 4 groups on, blocks twice as deep
+         * (the whole of L1): there, together with the spread requests,
+         * f32 1 thread B = 16 to 48 1.21 to 1.37 times as fast, f64 1.09
+         * to 1.10 at B = 32 to 64. */
+        out->skb = groups <= 3 ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
+    } else {
+        /* The next W block asked for row after row: the block (skb rows
+         * x jc columns) and the next one in half of L2. Measured on Zen 5
+         * (L2 1 MiB), f32 W of 5120 x 5120 from DRAM, each variant
+         * interleaved with the strip order in one process: 64 rows with
+         * up to three row groups at 1 thread, 1.26 to 1.37 times the
+         * strip order's rate at B = 1 to 16, against 1.06 to 1.18 for 192
+         * rows; 192 from four groups on (B = 24 to 64, 1.05 to 1.15), and
+         * at 2 threads (0.98 to 1.13, where 64 rows gave 0.89 to 0.97). */
+        out->skb = groups <= 3 && nthreads == 1 ? 64 : 192;
+        const size_t wjc = b->sc_bytes / 2 / (out->skb * el) / sw * sw;
+        if (wjc < jc)
+            jc = wjc;
+    }
+    out->jc = jc < sw ? sw : jc;
 }
 
 void gemm_cntx_of(rb_dtype dt, gemm_cntx *out)

@@ -23,8 +23,18 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
  * that shares the strip instead of stalling one of them in a burst; with
  * pf->near, row k + AHEAD of this strip goes into L1 at step k, which no
  * hardware prefetcher does for rows a leading dimension apart (from L2
- * they arrived at a third of its bandwidth without it). */
-#define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T)          \
+ * they arrived at a third of its bandwidth without it).
+ * With pf->next (NEXT, a constant in each copy), the lines of a region
+ * go into L2 instead, one at a time at the steps a running sum picks,
+ * each line's address from its index (row = index / lines a row). On Zen
+ * 5 that division paces the loop at about a line per 6 to 7 cycles,
+ * close to what DRAM delivers, and the loads then stay behind the
+ * requests: with the address kept in a running pointer instead, the loop
+ * ran ahead of them and the skinny path measured about 0.7 times as
+ * fast (f32 W of 5120 x 5120 from DRAM, B = 1 to 16, 1 thread); pacing
+ * only the requests (a chain of multiplies), or a load trailing them,
+ * did not help. */
+#define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT)    \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
@@ -35,8 +45,18 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
     const size_t far_rows = far ? (pf->rows < kb ? pf->rows : kb) : 0;         \
     const int near = pf && pf->near;                                           \
     size_t due = 0;                                                            \
+    const char *next = NEXT ? (const char *)pf->next : NULL;                   \
+    const size_t lines = NEXT && pf->l1 > pf->l0 ? pf->l1 - pf->l0 : 0,        \
+                 per_row = NEXT ? pf->run / 64 : 1;                            \
+    size_t line = NEXT ? pf->l0 : 0, line_due = 0;                             \
     for (size_t k = 0; k < kb; k++) {                                          \
         const T *wk = w + k * ldw;                                             \
+        for (line_due += lines; NEXT && line_due >= kb; line_due -= kb) {      \
+            _mm_prefetch(next + line / per_row * far_ld +                      \
+                             line % per_row * 64,                              \
+                         _MM_HINT_T0);                                         \
+            line++;                                                            \
+        }                                                                      \
         due += far_rows;                                                       \
         if (due >= kb) {                                                       \
             due -= kb;                                                         \
@@ -65,15 +85,21 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
             STORE(c + (size_t)i * ldc + LANES * v, acc[i][v]);
 
-#define SKINNY_SWITCH(NAME)                                                    \
+#define SKINNY_CASES(NAME, NEXT)                                               \
     switch (rows) {                                                            \
-    case 1: NAME(1, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
-    case 2: NAME(2, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
-    case 3: NAME(3, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
-    case 4: NAME(4, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
-    case 5: NAME(5, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
-    default: NAME(6, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break; \
+    case 1: NAME(1, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 2: NAME(2, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 3: NAME(3, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 4: NAME(4, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    case 5: NAME(5, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break;  \
+    default: NAME(6, NEXT, kb, a, lda, w, ldw, c, ldc, accumulate, pf); break; \
     }
+
+#define SKINNY_SWITCH(NAME)                                                    \
+    if (pf && pf->next)                                                        \
+        SKINNY_CASES(NAME, 1)                                                  \
+    else                                                                       \
+        SKINNY_CASES(NAME, 0)
 
 #define SKINNY_PARAMS(T)                                                       \
     size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
@@ -84,10 +110,11 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
  * entry that switches on it. P is the intrinsics' prefix, SUF the type. */
 #define SKINNY_KERNEL(ENTRY, TARGET, VEC, LANES, NV, P, SUF, T)               \
     __attribute__((target(TARGET), always_inline)) static inline void         \
-        ENTRY##_rows(const int rows, SKINNY_PARAMS(T))                        \
+        ENTRY##_rows(const int rows, const int next_block, SKINNY_PARAMS(T))  \
     {                                                                          \
         SKINNY_BODY(VEC, LANES, NV, P##_loadu_##SUF, P##_storeu_##SUF,        \
-                    P##_set1_##SUF, P##_fmadd_##SUF, P##_setzero_##SUF, T)    \
+                    P##_set1_##SUF, P##_fmadd_##SUF, P##_setzero_##SUF, T,    \
+                    next_block)                                                \
     }                                                                          \
     __attribute__((target(TARGET))) void ENTRY(size_t rows,                   \
                                                SKINNY_PARAMS(T))              \

@@ -122,9 +122,21 @@ typedef struct {
  * (RB_ISA_* in ceiling.h), and the cache sizes the blocked kernel sizes
  * its blocks from. Until set, only portable code runs and the blocks take
  * defaults. */
+/* The order in which the blocked matmul's skinny path reads weights that
+ * lie beyond L2 (matmul_blocked.c), chosen per CPU by the caller: */
+typedef enum {
+    /* each strip's rows asked for two strips ahead, while the strip
+     * before is computed (measured the faster on Xeon EMR) */
+    RB_SKINNY_STRIPS = 0,
+    /* the whole next W block asked for in memory order, row after row,
+     * while this one is computed (measured the faster on Zen 5) */
+    RB_SKINNY_NEXT_BLOCK = 1
+} rb_skinny_order;
+
 typedef struct {
     unsigned isa;
     size_t l1d, l2, l3; /* bytes per core (l3: what one core may use) */
+    rb_skinny_order skinny_order;
 } rb_config;
 
 void rb_configure(const rb_config *cfg);
@@ -143,9 +155,28 @@ typedef struct {
      * blocks of sc_bytes */
     size_t skinny_max, sw, skb, sc_bytes;
     const char *skinny_why;
+    rb_skinny_order skinny_order; /* for W beyond L3                   */
+    size_t l3_bytes;        /* the L3 one core may use, as configured  */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);
+
+/* How the skinny path walks one member's share of a product: rows of A
+ * n, contraction p, `cols` columns of W and C, in a team of nthreads, el
+ * bytes an element. W is "far" when the share is beyond L2 (twice
+ * sc_bytes): it then comes from memory once and is asked for ahead, in
+ * strip order from L3 and in the blocking's order from beyond it. C is
+ * walked in blocks of jc columns (all n rows), W in blocks of skb rows of
+ * those columns. One function, so that the kernel and the traffic model
+ * (traffic.c) block alike. */
+typedef struct {
+    int far;
+    rb_skinny_order order; /* RB_SKINNY_STRIPS unless beyond L3        */
+    size_t skb, jc;
+} rb_skinny_plan;
+
+void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
+                       size_t cols, int nthreads, rb_skinny_plan *out);
 
 /* The registry (registry.c): every kernel, in display order. */
 extern const rb_kernel rb_kernels[];

@@ -216,23 +216,38 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  * move it three times for that little work. Instead each member takes an
  * even share of the columns of C and W (in whole strips; no barrier: the
  * shares are disjoint) and, for a block of C that fits in L2 (all N rows,
- * as many columns as fit), walks W in blocks of skb rows: each strip of
- * the block (skb x sw) comes from memory once, for the first row group,
- * and from L1 or L2 for the others, and the C tile (up to 6 rows x sw)
- * stays in registers for the skb rank-1 updates. W is read once per call,
- * in place. (Copying the strip and the A block into contiguous buffers,
- * so that rows 4 KiB apart would not share L1 sets, measured slower on
- * Xeon EMR at every N from 8 to 64, L2- and DRAM-resident: the other row
- * groups find the strip in L2 at a rate they can use. Also measured
- * there, f32 W of 5120 x 5120 from DRAM, B = 16 to 128, 1 thread, each
- * variant interleaved with this code in one process, and none faster:
- * the first row group storing the strip it loads for the others to read
- * contiguously; C blocks small enough to stay in L2 while W streams past
- * them; the far requests 1, 4 or 8 strips ahead instead of 2; the next
- * group's C tile asked for ahead; W blocks of 16 to 384 rows; and the
- * packed path from B = 24, four times slower there. In that range this
- * path reaches 0.6 to 0.75 of the peak with W from DRAM and about 0.9
- * with W in L2.) */
+ * jc columns), walks W in blocks of skb rows: each strip of the block
+ * (skb x sw) comes from memory once, for the first row group, and from L1
+ * or L2 for the others, and the C tile (up to 6 rows x sw) stays in
+ * registers for the skb rank-1 updates. W is read once per call, in
+ * place. rb_skinny_plan_of (gemm_cntx.c) sizes the blocks.
+ *
+ * W from beyond L2 is asked for ahead, in one of two orders (the
+ * blocking's, chosen per CPU):
+ * - strips: each row group asks for its share of the rows of the strip
+ *   two to the right, so that the requests ride along with the
+ *   arithmetic instead of stalling it in a burst. Measured on Xeon EMR,
+ *   f32 W of 5120 x 5120 from DRAM, B = 16 to 128, 1 thread, each
+ *   variant interleaved with this order in one process, and none faster:
+ *   copying the strip and the A block into contiguous buffers; the first
+ *   row group storing the strip it loads for the others; C blocks small
+ *   enough to stay in L2; the requests 1, 4 or 8 strips ahead; the next
+ *   group's C tile asked for ahead; W blocks of 16 to 384 rows; the next
+ *   W block asked for row after row (0.7 to 0.9 times as fast); and the
+ *   packed path from B = 24. There this path reaches 0.6 to 0.75 of the
+ *   peak with W from DRAM and about 0.9 with W in L2.
+ * - next block (beyond L3): every call asks for its share of the lines
+ *   of the W block after this one, row after row in memory order, so that
+ *   the memory sees runs of a whole block row (jc columns) instead of one
+ *   strip's 256 bytes of each of skb rows, and the kernel paces itself
+ *   near what DRAM delivers (gemm_skinny.c). Measured on Zen 5, f32 from
+ *   DRAM, 1 thread, against this file's strip order before the change:
+ *   a pure read of W in strip order ran at 0.6 of a linear one; in
+ *   `roofbench run` at P = M = 5120, B = 1, 8, 16, 31.4 to 32.4 GB/s of W
+ *   against 22.4 to 22.6, 24.1 to 24.9 against 22.8 to 23.3, and 18.4
+ *   against 13.1 to 13.3; over P = 4608 to 6656 in one process, 1.02 to
+ *   1.32 times the strip order's rate at B = 1 (0.87 to 1.31 at B = 8
+ *   and 16). At 2 threads it is within the noise of the strip order. */
 static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
     const rb_blocking *bk = &cx->blk;
@@ -247,66 +262,69 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     /* row groups of even height, at most 6 rows each: 8 rows are two
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
     const size_t groups = (x->n + rows - 1) / rows;
-    /* this member's W from beyond L2 (2 sc_bytes) is asked for ahead; W
-     * that fits in L2 is there after the first call, and asking for it
-     * again only holds fill buffers (from L2 it then streamed a quarter
-     * slower) */
-    const int far = (double)x->p * (double)(j1 - j0) * (double)el >
-                    2.0 * (double)bk->sc_bytes;
-    size_t jc = bk->sc_bytes / (x->n * el) / sw * sw;
-    /* W blocks of skb rows (L1/2) serve many row groups from L1; with at
-     * most three groups a strip is reused little, and what pays is a W
-     * block of at most 32 rows, the streams an L2 hardware prefetcher
-     * follows (one per 4 KiB page, 32 on Intel's): measured in the same
-     * process on Xeon EMR, DRAM-resident W, B = 8 to 18, 5 to 25% faster
-     * at 1 thread, and slower from 4 groups on. */
-    /* From 4 groups on, with W beyond L2, blocks twice as deep (the whole
-     * of L1): measured in the same process on Xeon EMR, DRAM-resident W,
-     * together with the spread requests below, f32 1 thread B = 16 to 48
-     * 1.21 to 1.37 times as fast, f64 1.09 to 1.10 at B = 32 to 64. */
-    const size_t skb = far && groups <= 3 ? min_sz(bk->skb, 32)
-                       : far                 ? 2 * bk->skb
-                                             : bk->skb;
-    if (jc < sw)
-        jc = sw;
+    rb_skinny_plan plan;
+    rb_skinny_plan_of(bk, el, x->n, x->p, j1 - j0, team->nthreads, &plan);
+    const int next = plan.order == RB_SKINNY_NEXT_BLOCK;
+    const size_t skb = plan.skb, jc = plan.jc, ld = x->ldb * el;
     for (size_t jb = j0; jb < j1; jb += jc) {
         const size_t je = min_sz(j1, jb + jc);
         for (size_t k0 = 0; k0 < x->p; k0 += skb) {
             const size_t kb = min_sz(skb, x->p - k0);
+            /* the next W block: the next rows of these columns, or the
+             * first rows of the next columns; its lines in memory order,
+             * an even share for each of this block's calls */
+            size_t nk = k0 + skb, nj = jb, ne = je;
+            if (nk >= x->p) {
+                nk = 0;
+                nj = je;
+                ne = min_sz(j1, je + jc);
+            }
+            const size_t nrun = round_up((ne - nj) * el, 64);
+            const size_t nlines =
+                next && nj < j1 ? min_sz(skb, x->p - nk) * (nrun / 64) : 0;
+            const size_t calls = (je - jb + sw - 1) / sw * groups;
+            size_t call = 0;
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                /* the strip two to the right, asked for while this one is
-                 * computed, so that the requests ride along with the
-                 * arithmetic instead of stalling it in a burst */
-                const char *ahead =
-                    far && j + 3 * sw <= je ? wk + 2 * sw * el : NULL;
-                for (size_t g = 0; g < groups; g++) {
+                /* strips: the strip two to the right */
+                const char *ahead = plan.far && !next && j + 3 * sw <= je
+                                        ? wk + 2 * sw * el
+                                        : NULL;
+                for (size_t g = 0; g < groups; g++, call++) {
                     const size_t i0 = x->n * g / groups,
                                  h = x->n * (g + 1) / groups - i0;
                     const char *ai = a + (i0 * x->lda + k0) * el;
                     char *ci = c + (i0 * x->ldc + j) * el;
-                    /* each row group asks for its share of the strip
-                     * ahead's rows, so that the requests are spread over
-                     * the whole strip's time, not one group's (it costs a
-                     * few instructions a step: 14% more in the check
+                    /* strips: each row group asks for its share of the
+                     * strip ahead, so that the requests are spread over
+                     * the whole strip's time, not one group's (it costs
+                     * a few instructions a step: 14% more in the check
                      * gate's 8x512x512 f64, whose small simulated caches
-                     * make its W "far"; in time, the ratios above) */
+                     * make its W "far"); next block: each call its share
+                     * of the block's lines */
                     const size_t r0 = kb * g / groups,
                                  r1 = kb * (g + 1) / groups;
-                    const gemm_skinny_pf pf = {
-                        .far = ahead && r1 > r0
-                                   ? ahead + r0 * x->ldb * el
-                                   : NULL,
-                        .ld = x->ldb * el,
-                        .rows = r1 - r0,
-                        .near = g == 0};
+                    const gemm_skinny_pf pf =
+                        next ? (gemm_skinny_pf){
+                                   .ld = ld,
+                                   .next = nlines ? b + (nk * x->ldb + nj) * el
+                                                  : NULL,
+                                   .run = nrun,
+                                   .l0 = nlines * call / calls,
+                                   .l1 = nlines * (call + 1) / calls}
+                             : (gemm_skinny_pf){
+                                   .far = ahead && r1 > r0 ? ahead + r0 * ld
+                                                           : NULL,
+                                   .ld = ld,
+                                   .rows = r1 - r0,
+                                   .near = g == 0};
                     if (w < sw)
                         skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
                     else
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
-                                    x->ldc, k0 > 0, far ? &pf : NULL);
+                                    x->ldc, k0 > 0, plan.far ? &pf : NULL);
                 }
             }
         }

@@ -367,15 +367,12 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     const double N = x->N, P = x->P, M = x->M, sz = x->sz;
     const rb_cache_geom *c = x->c;
     const double groups = ceil(N / 6.0), h = N / groups;
-    /* W beyond L2: blocks of 32 rows with at most three row groups,
-     * twice skb from four on (as the kernel blocks it) */
-    const int far = P * M * sz > 2.0 * (double)blk->sc_bytes;
-    const double skb = far && groups <= 3.0 ? fmin((double)blk->skb, 32.0)
-                       : far                ? 2.0 * (double)blk->skb
-                                            : (double)blk->skb;
-    const double SW = (double)blk->sw, KB = fmin(skb, P);
-    double JC = floor((double)blk->sc_bytes / (N * sz) / SW) * SW;
-    JC = fmin(JC < SW ? SW : JC, M);
+    /* the kernel's own blocks, one thread */
+    rb_skinny_plan plan;
+    rb_skinny_plan_of(blk, (size_t)sz, (size_t)N, (size_t)P, (size_t)M, 1,
+                      &plan);
+    const double SW = (double)blk->sw, KB = fmin((double)plan.skb, P);
+    const double JC = fmin((double)plan.jc, M);
     /* blocks of C and of W, and the strips of all C blocks together (the
      * last block's may be fewer) */
     const double jcn = ceil(M / JC), kbn = ceil(P / KB),

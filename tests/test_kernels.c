@@ -296,6 +296,32 @@ int main(void)
             /* eight rows, four, one; P past a whole vector chunk */
             test_op(RB_OP_MATVEC, (rb_shape){13, 48, 1}, "matvec_simd");
             test_blocked_vs_openblas((rb_shape){130, 257, 100});
+            /* The skinny path's other order, for W beyond L3 (the small
+             * caches put these there, in both dtypes, at one thread):
+             * one to three row groups (64-row blocks at one thread) and
+             * more (192), P across blocks, the next block in the next
+             * columns, M not a whole number of strips. */
+            cfg.skinny_order = RB_SKINNY_NEXT_BLOCK;
+            rb_configure(&cfg);
+            static const rb_shape next_shapes[] = {
+                {1, 1100, 300}, {6, 1000, 301}, {13, 1000, 300},
+                {40, 700, 500}, {17, 300, 1100}};
+            for (size_t i = 0;
+                 i < sizeof(next_shapes) / sizeof(next_shapes[0]); i++) {
+                const rb_shape s = next_shapes[i];
+                for (int d = 0; cache && d < RB_NDTYPES; d++) {
+                    rb_blocking nb;
+                    rb_blocking_of((rb_dtype)d, &nb);
+                    rb_skinny_plan plan;
+                    rb_skinny_plan_of(&nb, rb_dtype_size((rb_dtype)d), s.n,
+                                      s.p, s.m, 1, &plan);
+                    CHECK(s.n <= nb.skinny_max && plan.far &&
+                          plan.order == RB_SKINNY_NEXT_BLOCK &&
+                          plan.skb == (s.n <= 18 ? 64u : 192u) &&
+                          plan.jc < s.m);
+                }
+                test_op(RB_OP_MATMUL, s, "matmul_blocked");
+            }
         }
     const rb_config def = {.isa = full};
     rb_configure(&def);

@@ -66,7 +66,7 @@ static void test_again(void)
 
 static void test_model(void)
 {
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, ""}; /* skinny path off */
+    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0}; /* skinny path off */
     const rb_shape tiny = {4, 4, 4}, n128 = {128, 128, 128},
                    n512 = {512, 512, 512};
     /* everything fits: each matrix once, 16 elements of 8 bytes: 2 lines */
@@ -213,7 +213,7 @@ static int test_cachegrind(const char *exe)
            d1.ll_misses, d1.d1_misses);
     CHECK(NEAR(d1.ll_misses, 1536.0, 0.03));
     /* and the model says the same at both levels */
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, ""};
+    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0};
     CHECK(NEAR(rb_traffic_lines("matmul_row", s, 8, &g.ll, &blk),
                d1.ll_misses, 0.03));
     /* B (32 KiB) on the edge of a 32 KiB L1, every set full to its last

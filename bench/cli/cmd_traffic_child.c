@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkrun.h"
 #include "cmd.h"
 #include "harness.h"
 #include "parse.h"
@@ -129,9 +130,7 @@ static int child_main(const rb_machine *m, const void *opts,
         /* the blocks follow the caches given, not this machine's; the ISA
          * stays as the environment capped it */
         rb_config cfg = *rb_config_get();
-        cfg.l1d = a.caches[0];
-        cfg.l2 = a.caches[1];
-        cfg.l3 = a.caches[2];
+        check_pin_config(&cfg, a.caches);
         rb_configure(&cfg);
     }
     void *pa, *pb, *pc;
@@ -152,9 +151,10 @@ static int child_main(const rb_machine *m, const void *opts,
                                       "_traffic-child: out of "
                                       "memory"));
     printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu skinny %zu sw %zu "
-           "skb %zu sc %zu openblas %s\n",
+           "skb %zu sc %zu openblas %s order %d l3 %zu\n",
            blk.path, blk.mr, blk.nr, blk.kc, blk.mc, blk.nc, blk.skinny_max,
-           blk.sw, blk.skb, blk.sc_bytes, openblas_get_corename());
+           blk.sw, blk.skb, blk.sc_bytes, openblas_get_corename(),
+           (int)blk.skinny_order, blk.l3_bytes);
     return 0;
 }
 

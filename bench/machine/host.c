@@ -205,10 +205,17 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
                            "sse2: the widest code path the kernels may use)",
                            cap);
     }
-    const rb_config cfg = {.isa = isa,
-                           .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
-                           .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
-                           .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE)};
+    /* The skinny path's order for weights beyond L2, per vendor: each
+     * measured the faster on the CPUs it has been tried on (Xeon EMR,
+     * Zen 5; matmul_blocked.c). */
+    const rb_config cfg = {
+        .isa = isa,
+        .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
+        .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
+        .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE),
+        .skinny_order = strcmp(cpu.vendor, "AuthenticAMD") == 0
+                            ? RB_SKINNY_NEXT_BLOCK
+                            : RB_SKINNY_STRIPS};
     rb_configure(&cfg);
     return RB_OK;
 }
@@ -224,14 +231,16 @@ json_t *host_kernels_json(void)
         json_object_set_new(
             blk, rb_dtype_name((rb_dtype)d),
             json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:I, "
-                      "s:I, s:I, s:s}}",
+                      "s:I, s:I, s:s, s:s}}",
                       "path", b.path, "mr", (json_int_t)b.mr, "nr",
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
                       "skinny", "max_rows", (json_int_t)b.skinny_max,
                       "strip", (json_int_t)b.sw, "depth", (json_int_t)b.skb,
-                      "c_block_bytes", (json_int_t)b.sc_bytes, "why",
-                      b.skinny_why));
+                      "c_block_bytes", (json_int_t)b.sc_bytes, "beyond_l3_order",
+                      b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"
+                                                             : "strips",
+                      "why", b.skinny_why));
     }
     return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
                      (c->isa & RB_ISA_AVX512F) != 0, "avx2_fma",

@@ -40,6 +40,15 @@ static const struct {
 };
 static const rb_shape SKINNY = {8, 512, 512};
 
+void check_pin_config(rb_config *cfg, const size_t caches[3])
+{
+    cfg->l1d = caches[0];
+    cfg->l2 = caches[1];
+    cfg->l3 = caches[2];
+    /* the same kernel schedule on every CPU the gate runs on */
+    cfg->skinny_order = RB_SKINNY_STRIPS;
+}
+
 void check_cases(check_case *out, size_t *n)
 {
     *n = 0;
@@ -83,9 +92,7 @@ static int verify_native(hwloc_topology_t topo, const check_case *cases,
     const rb_config saved = *rb_config_get();
     rb_config cfg = saved;
     cfg.isa &= ~(unsigned)RB_ISA_AVX512F;
-    cfg.l1d = PIN_CACHES[0];
-    cfg.l2 = PIN_CACHES[1];
-    cfg.l3 = PIN_CACHES[2];
+    check_pin_config(&cfg, PIN_CACHES);
     rb_configure(&cfg);
     int rc = RB_OK;
     /* one plan per distinct (kernel's operation, shape): the harness runs
@@ -223,9 +230,7 @@ void check_facts_expect(check_facts *f)
     const rb_config saved = *rb_config_get();
     rb_config cfg = saved;
     cfg.isa &= ~(unsigned)RB_ISA_AVX512F;
-    cfg.l1d = f->caches[0];
-    cfg.l2 = f->caches[1];
-    cfg.l3 = f->caches[2];
+    check_pin_config(&cfg, f->caches);
     rb_configure(&cfg);
     for (int d = 0; d < RB_NDTYPES; d++) {
         rb_blocking b;

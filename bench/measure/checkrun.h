@@ -46,6 +46,11 @@ typedef struct {
     char valgrind[64], compiler[64], c_flags[128], build_type[32];
 } check_facts;
 
+/* The kernels' configuration under the gate, on any CPU: the caches
+ * given (L1d, L2, L3 bytes) and one skinny-path order; the ISA is capped
+ * by the caller. The cachegrind children pin theirs with it too. */
+void check_pin_config(rb_config *cfg, const size_t caches[3]);
+
 /* The fixed set: every kernel in the registry at one size per operation
  * (sizes that run in a second or two under cachegrind), the blocked
  * matmul once more on its skinny path, f32 and f64. */

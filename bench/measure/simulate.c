@@ -474,14 +474,19 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     info[strcspn(info, "\n")] = '\0';
     snprintf(out->path, sizeof(out->path), "%.255s", info);
     /* "path P mr X nr X kc X mc X nc X skinny X sw X skb X sc X openblas
-     * CORE" */
+     * CORE order O l3 X" */
     char p[32] = "";
-    unsigned long v[9] = {0};
+    unsigned long v[9] = {0}, l3 = 0;
+    int order = RB_SKINNY_STRIPS;
     if (sscanf(info,
                "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
-               "skb %lu sc %lu openblas %31s",
+               "skb %lu sc %lu openblas %31s order %d l3 %lu",
                p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-               &v[8], out->openblas) >= 10) {
+               &v[8], out->openblas, &order, &l3) >= 10) {
+        out->blk.skinny_order =
+            order == RB_SKINNY_NEXT_BLOCK ? RB_SKINNY_NEXT_BLOCK
+                                          : RB_SKINNY_STRIPS;
+        out->blk.l3_bytes = l3;
         out->blk.mr = v[0];
         out->blk.nr = v[1];
         out->blk.kc = v[2];
