@@ -693,7 +693,8 @@ static void test_sweep(void)
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "knees:");
-    CHECK_STR_HAS(r.out, "against the peak measured around each point:");
+    CHECK_STR_HAS(r.out,
+                  "against the peak and bandwidth measured around each point:");
     CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");
@@ -728,10 +729,21 @@ static void test_sweep(void)
         json_t *pn = json_object_get(p, "peak_now_gflops");
         CHECK(json_number_value(json_object_get(pn, "before")) > 0.0);
         CHECK(json_number_value(json_object_get(pn, "after")) > 0.0);
+        /* and the read bandwidth from its largest input, a whole number
+         * of the read kernel's blocks (512 bytes) of it */
+        json_t *rd = json_object_get(p, "read_now_gbs");
+        CHECK(json_number_value(json_object_get(rd, "before")) > 0.0);
+        CHECK(json_number_value(json_object_get(rd, "after")) > 0.0);
+        const json_int_t rbytes =
+            json_integer_value(json_object_get(rd, "bytes"));
+        CHECK(rbytes > 0 && rbytes % 512 == 0);
         json_t *rn = json_object_get(p, "roof_now");
         const double np = json_number_value(json_object_get(rn, "peak_gflops")),
-                     nb = json_number_value(json_object_get(rn, "gflops"));
+                     nr = json_number_value(json_object_get(rn, "read_gbs")),
+                     nb = json_number_value(json_object_get(rn, "gflops")),
+                     in = json_number_value(json_object_get(p, "intensity"));
         CHECK(np > 0.0 && nb > 0.0 && nb <= np * (1.0 + 1e-12));
+        CHECK(nr > 0.0 && in > 0.0 && nb <= in * nr * (1.0 + 1e-9));
         /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
         const char *k = jstr(p, "kernel", NULL);
         const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;

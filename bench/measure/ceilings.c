@@ -379,6 +379,76 @@ double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
     return best;
 }
 
+/* ---- the read bandwidth around a row ------------------------------------- */
+
+/* At most this much of the buffer is read, in passes of at least this
+ * much: a DRAM-sized operand is read once (a few milliseconds), a
+ * cache-sized one again and again from its cache. */
+enum { READ_NOW_MAX = 256 << 20, READ_NOW_PASS = 64 << 20 };
+
+typedef struct {
+    const rb_stream_variant *v;
+    const char *buf;
+    size_t bytes;
+    uint64_t reps;
+    uint64_t sums[CEIL_MAX_THREADS][RB_STREAM_SUMS];
+} read_now_ctx;
+
+/* Member tid reads its contiguous share of the buffer. */
+static void job_read_now(void *arg, int tid, int nt)
+{
+    read_now_ctx *c = arg;
+    const size_t blk = RB_STREAM_BLOCK * sizeof(uint64_t);
+    const size_t b0 = c->bytes * (size_t)tid / (size_t)nt / blk * blk,
+                 b1 = c->bytes * (size_t)(tid + 1) / (size_t)nt / blk * blk;
+    if (b1 > b0)
+        c->v->read((const uint64_t *)(const void *)(c->buf + b0),
+                   (b1 - b0) / sizeof(uint64_t), c->reps, c->sums[tid]);
+}
+
+const rb_stream_variant *ceilings_read_now_variant(void)
+{
+    static const rb_stream_variant *v;
+    static int known;
+    if (!known) {
+        host_cpu cpu;
+        host_cpu_probe(&cpu);
+        const unsigned isa = host_isa_mask(&cpu);
+        static const unsigned widths[] = {512, 256, 128};
+        for (size_t i = 0; i < 3 && !v; i++)
+            v = ceilings_stream_select(isa, widths[i]);
+        known = 1;
+    }
+    return v;
+}
+
+double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
+                         int tries, size_t *read_bytes)
+{
+    const rb_stream_variant *v = ceilings_read_now_variant();
+    const size_t blk = RB_STREAM_BLOCK * sizeof(uint64_t) * (size_t)(nt > 0 ? nt : 1);
+    const size_t n = (bytes < READ_NOW_MAX ? bytes : READ_NOW_MAX) / blk * blk;
+    *read_bytes = 0;
+    read_now_ctx *c = v && buf && n > 0 && nt > 0 && nt <= CEIL_MAX_THREADS
+                          ? calloc(1, sizeof(*c))
+                          : NULL;
+    if (!c)
+        return 0.0;
+    c->v = v;
+    c->buf = buf;
+    c->bytes = n;
+    c->reps = n >= READ_NOW_PASS ? 1 : (READ_NOW_PASS + n - 1) / n;
+    double best = 0.0;
+    for (int i = 0; i < tries; i++) {
+        const double s = pool_run(team, job_read_now, c);
+        if (s > 0.0)
+            best = fmax(best, (double)n * (double)c->reps / s / 1e9);
+    }
+    *read_bytes = n;
+    free(c);
+    return best;
+}
+
 /* One round of a peak figure: nsamples samples of the variant on the team,
  * checked, with the FLOPs per cycle and the theoretical peak beside. */
 static int measure_peak(pool *team, int nt, const rb_peak_variant *v,

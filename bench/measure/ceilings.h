@@ -227,6 +227,18 @@ const rb_peak_variant *ceilings_peak_now_variant(void);
  * not move then, but this does. */
 double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
                          int tries);
+/* The read kernel ceilings_read_now runs: the widest this CPU runs. */
+const rb_stream_variant *ceilings_read_now_variant(void);
+/* The read bandwidth the team gets now from a buffer of its own (a row's
+ * operand), in GB/s of the team: each member reads its contiguous share
+ * with the read kernel, at most 256 MB of the buffer in all and, where
+ * that is less than 64 MB, pass after pass (so from the cache it fits),
+ * the best of tries; *read_bytes gets the bytes read per pass. 0 where no
+ * read kernel runs or nothing was read. On a shared host the memory a
+ * guest gets moves by a factor within minutes: this tells what the row's
+ * level gave it then. */
+double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
+                         int tries, size_t *read_bytes);
 const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits);
 
 /* FMA instructions of a width the core can start per cycle, from a table

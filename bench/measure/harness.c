@@ -524,7 +524,18 @@ static double team_ghz(pool *team, double *spread)
 
 /* The vector FMA rate the team gets now: five half milliseconds of the
  * roofline's peak kernel, the best. */
-enum { PEAK_NOW_REPS = 100000, PEAK_NOW_TRIES = 5 };
+enum { PEAK_NOW_REPS = 100000, PEAK_NOW_TRIES = 5, READ_NOW_TRIES = 3 };
+
+/* The row's largest input operand (what its memory roof streams), and
+ * its bytes. */
+static const void *largest_input(const exec_ctx *t, size_t *bytes)
+{
+    uint64_t el[3] = {0, 0, 0};
+    rb_operand_elems(t->op, t->s, el);
+    const int b = el[1] > el[0];
+    *bytes = (size_t)(el[b] * t->elsize);
+    return b ? t->b : t->a;
+}
 
 /* One row: verified, calibrated, timed, verified again. With an interrupt
  * the row is left without samples (the caller drops it). */
@@ -554,11 +565,19 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         row->ghz_before = team_ghz(x->team, &row->ghz_spread_before);
         row->peak_before = ceilings_peak_now(x->team, row->threads, t->dt,
                                              PEAK_NOW_REPS, PEAK_NOW_TRIES);
+        size_t in_bytes;
+        const void *in = largest_input(t, &in_bytes);
+        row->read_before = ceilings_read_now(x->team, row->threads, in,
+                                             in_bytes, READ_NOW_TRIES,
+                                             &row->read_bytes);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
         row->peak_after = ceilings_peak_now(x->team, row->threads, t->dt,
                                             PEAK_NOW_REPS, PEAK_NOW_TRIES);
+        row->read_after = ceilings_read_now(x->team, row->threads, in,
+                                            in_bytes, READ_NOW_TRIES,
+                                            &row->read_bytes);
         row->ghz_after = team_ghz(x->team, &row->ghz_spread_after);
     }
     if (!rc && !interrupt_requested()) {

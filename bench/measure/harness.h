@@ -64,6 +64,13 @@ typedef struct {
      * what the core lent the row then, which a shared host moves by a
      * third within seconds while the clock stays */
     double peak_before, peak_after;
+    /* the read bandwidth the team got from the row's largest input
+     * operand just before calibration and just after the last timed
+     * sample (GB/s: ceilings_read_now, the best of three; 0: not
+     * measured), and the bytes a pass read: what the row's memory level
+     * gave it then, which a shared host moves by a factor within minutes */
+    double read_before, read_after;
+    size_t read_bytes;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
     const counters_events *events;

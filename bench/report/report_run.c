@@ -155,6 +155,17 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
         jd_set(d, row, "peak_now_unavailable",
                json_string(pv ? "not measured around this row"
                               : "no peak kernel runs on this ISA"));
+    const rb_stream_variant *rv = ceilings_read_now_variant();
+    if (r->read_before > 0.0 && r->read_after > 0.0 && rv)
+        jd_set(d, row, "read_now_gbs",
+               jd_pack(d, "{s:o, s:o, s:I, s:s, s:s}", "before",
+                       jd_num(r->read_before), "after", jd_num(r->read_after),
+                       "bytes", (json_int_t)r->read_bytes, "kernel", "read",
+                       "variant", rv->name));
+    else
+        jd_set(d, row, "read_now_unavailable",
+               json_string(rv ? "not measured around this row"
+                              : "no read kernel runs on this ISA"));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;

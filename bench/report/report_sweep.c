@@ -23,21 +23,25 @@ static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
                      : -1;
 }
 
-/* The bound of a point with the peak its team got around its best sample
- * (the larger of the figures before and after: the most the core lent it
- * then) in place of the roofline's peak; the memory side stays the
- * roofline's. Returns -1 where either is unknown. */
+/* The bound of a point with the peak and the read bandwidth its team got
+ * around its best sample (the larger of the figures before and after: the
+ * most the core and the memory lent it then) in place of the roofline's
+ * peak and level bandwidth; where the bandwidth was not measured, the
+ * roofline's. Returns -1 where the bound or the peak is unknown. */
 static int bound_now(const sweep_doc *doc, const harness_row *r,
-                     double *bound, double *peak_now)
+                     double *bound, double *peak_now, double *read_now)
 {
     roof_bound b;
     if (bound_of(doc, r, &b) != 0 ||
         !(r->peak_before > 0.0 && r->peak_after > 0.0) || r->counts.bytes == 0)
         return -1;
+    *read_now = r->read_before > 0.0 && r->read_after > 0.0
+                    ? fmax(r->read_before, r->read_after)
+                    : b.level.gbs;
     const double mem =
-        (double)r->counts.flops / (double)r->counts.bytes * b.level.gbs;
+        (double)r->counts.flops / (double)r->counts.bytes * *read_now;
     *peak_now = fmax(r->peak_before, r->peak_after);
-    *bound = fmin(*peak_now, b.compute_bound ? mem : b.attainable_gflops);
+    *bound = fmin(*peak_now, mem);
     return 0;
 }
 
@@ -346,11 +350,12 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
         json_t *row = report_run_row_json(&jd, &p->row, doc->roof);
         jd_set(&jd, row, "weights", json_string(doc->plan->levels[p->level].name));
         jd_set(&jd, row, "batch", json_integer((json_int_t)p->b));
-        double nb, np;
-        if (bound_now(doc, &p->row, &nb, &np) == 0)
+        double nb, np, nr;
+        if (bound_now(doc, &p->row, &nb, &np, &nr) == 0)
             jd_set(&jd, row, "roof_now",
-                   jd_pack(&jd, "{s:o, s:o, s:o}", "peak_gflops", jd_num(np),
-                           "gflops", jd_num(nb), "fraction",
+                   jd_pack(&jd, "{s:o, s:o, s:o, s:o}", "peak_gflops",
+                           jd_num(np), "read_gbs", jd_num(nr), "gflops",
+                           jd_num(nb), "fraction",
                            jd_num(harness_row_gflops(&p->row) / nb)));
         json_t *rounds = json_array();
         for (int k = 0; k < p->row.nsamples; k++)
@@ -424,12 +429,14 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
         csv_empty(c);
         csv_empty(c);
     }
-    double nb, np;
-    if (bound_now(doc, r, &nb, &np) == 0) {
+    double nb, np, nr;
+    if (bound_now(doc, r, &nb, &np, &nr) == 0) {
         csv_num(c, "%.6g", np);
+        csv_num(c, "%.6g", nr);
         csv_num(c, "%.6g", nb);
         csv_num(c, "%.4g", best / nb);
     } else {
+        csv_empty(c);
         csv_empty(c);
         csv_empty(c);
         csv_empty(c);
@@ -444,7 +451,8 @@ static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
                    "intensity,samples,time_min_s,time_median_s,spread,"
                    "gflops_best,gflops_median,peak_fraction_best,"
                    "peak_fraction_median,roof_level,roof_gflops,roof_fraction,"
-                   "peak_now_gflops,roof_now_gflops,roof_now_fraction");
+                   "peak_now_gflops,read_now_gbs,roof_now_gflops,"
+                   "roof_now_fraction");
     /* curve by curve, B ascending: the chart draws each as one line */
     for (size_t i = 0; i < a->ncurves; i++)
         for (size_t j = 0; j < a->curves[i].n; j++)
@@ -615,24 +623,24 @@ static void fmt_ratio(char *buf, size_t len, double r, int upper)
 }
 
 /* A curve's points at 70% of a bound or more: how many of how many, the
- * lowest fraction and its B, and (against the peak measured around each
- * point) the range of that peak over the roofline's. */
+ * lowest fraction and its B, and (against the peak and the bandwidth
+ * measured around each point) the ranges of those over the roofline's. */
 typedef struct {
     size_t ok, n;
-    double low, plo, phi;
+    double low, plo, phi, rlo, rhi;
     uint64_t lowb;
 } target_tally;
 
 static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
                                  int now)
 {
-    target_tally t = {.low = INFINITY, .plo = INFINITY};
+    target_tally t = {.low = INFINITY, .plo = INFINITY, .rlo = INFINITY};
     for (size_t j = 0; j < c->n; j++) {
         const sweep_point *p = &doc->res->points[c->idx[j]];
         roof_bound b;
-        double nb = 0.0, np = 0.0;
+        double nb = 0.0, np = 0.0, nr = 0.0;
         if (bound_of(doc, &p->row, &b) != 0 ||
-            (now && bound_now(doc, &p->row, &nb, &np) != 0))
+            (now && bound_now(doc, &p->row, &nb, &np, &nr) != 0))
             continue;
         const double fr = now ? harness_row_gflops(&p->row) / nb : b.fraction;
         t.n++;
@@ -644,6 +652,8 @@ static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
         if (now) {
             t.plo = fmin(t.plo, np / b.peak_gflops);
             t.phi = fmax(t.phi, np / b.peak_gflops);
+            t.rlo = fmin(t.rlo, nr / b.level.gbs);
+            t.rhi = fmax(t.rhi, nr / b.level.gbs);
         }
     }
     return t;
@@ -651,7 +661,8 @@ static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
 
 /* How many of a curve's points reach 70% of their roofline bound, and the
  * lowest: the target a kernel at the roof must meet at every B; then the
- * same against the bound with the peak the team got around each point. */
+ * same against the bound with the peak and the read bandwidth the team got
+ * around each point. */
 static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
 {
@@ -663,13 +674,15 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
                 continue;
             fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu",
                     said++ ? ";"
-                    : now  ? "against the peak measured around each point:"
+                    : now  ? "against the peak and bandwidth measured around "
+                             "each point:"
                            : "at 70% of the roof or more:",
                     cs[k]->kernel->name, t.ok, t.n, 100.0 * t.low,
                     (unsigned long long)t.lowb);
             if (now)
-                fprintf(f, "; that peak %.2f to %.2f of the roofline's",
-                        t.plo, t.phi);
+                fprintf(f, "; those %.2f to %.2f and %.2f to %.2f of the "
+                           "roofline's",
+                        t.plo, t.phi, t.rlo, t.rhi);
             fprintf(f, ")");
         }
         if (said)
@@ -879,11 +892,13 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
     fprintf(f, "roof: the host roofline's bound at the point's intensity and "
                "the level its working\nset falls in; %%roof: GFLOP/s (minimum "
                "time) over it; spread: median over minimum time - 1.\n"
-               "the peak measured around each point: the roofline's peak "
-               "kernel on the point's team\njust before its samples and just "
-               "after (the larger), in place of the roofline's peak;\non a "
-               "shared host the FMA pipes a core lends moves within seconds "
-               "while its clock stays.\n");
+               "the peak and bandwidth measured around each point: the "
+               "roofline's peak kernel, and its read\nkernel over the point's "
+               "weights, on the point's team just before its samples and just\n"
+               "after (the larger of each), in place of the roofline's peak "
+               "and level bandwidth; on a\nshared host the FMA pipes a core "
+               "lends move within seconds while its clock stays, and the\n"
+               "memory a guest gets within minutes.\n");
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
                    "point%s: its working set grows with B past the budget of "
