@@ -29,8 +29,8 @@ typedef struct {
     const void *far;
     size_t ld, rows;
     /* or, with next set, lines l0 to l1 - 1 of the region there: rows of
-     * `run` bytes (a multiple of 256), `ld` bytes apart, counted row after
-     * row, spread evenly over the kb steps (l0 and l1 even) */
+     * `run` bytes (a multiple of 64), `ld` bytes apart, counted row after
+     * row, spread evenly over the kb steps */
     const void *next;
     size_t run, l0, l1;
     /* into L1: this strip's row k + 8 at step k */

@@ -15,7 +15,7 @@
 
 #include "gemm.h"
 
-enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, LPD = 2 };
+enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
 
 /* With pf->far, `rows` rows of a strip the caller will need soon go into
  * L2, one row (the strip's width) at the steps a running sum picks, so
@@ -25,18 +25,15 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, LPD = 2 };
  * hardware prefetcher does for rows a leading dimension apart (from L2
  * they arrived at a third of its bandwidth without it).
  * With pf->next (NEXT, a constant in each copy), the lines of a region
- * go into L2 instead, LPD at a time at the steps a running sum picks,
- * each pair's address from its index (row = index / lines a row). On
- * Zen 5 that division paces the loop near what DRAM delivers, and the
- * loads then stay behind the requests: with the address kept in a
- * running pointer instead, the loop ran ahead of them and the skinny path
- * measured about 0.7 times as fast (f32 W of 5120 x 5120 from DRAM, B = 1
- * to 16, 1 thread); pacing only the requests (a chain of multiplies), or
- * a load trailing them, did not help. One division per line paced it too
- * much, and one per four too little: at P = M = 7680, B = 1, 8, 12 and
- * 16, one per pair of lines streamed W at 32 to 34, 27 to 29, 27 to 29
- * and 20 GB/s, against 29, 25, 23 and 19 with one per line and 26, 29,
- * 27 and 18 to 20 with one per four. */
+ * go into L2 instead, one at a time at the steps a running sum picks,
+ * each line's address from its index (row = index / lines a row). On Zen
+ * 5 that division paces the loop at about a line per 6 to 7 cycles,
+ * close to what DRAM delivers, and the loads then stay behind the
+ * requests: with the address kept in a running pointer instead, the loop
+ * ran ahead of them and the skinny path measured about 0.7 times as
+ * fast (f32 W of 5120 x 5120 from DRAM, B = 1 to 16, 1 thread); pacing
+ * only the requests (a chain of multiplies), or a load trailing them,
+ * did not help. */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT)    \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
@@ -54,13 +51,11 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, LPD = 2 };
     size_t line = NEXT ? pf->l0 : 0, line_due = 0;                             \
     for (size_t k = 0; k < kb; k++) {                                          \
         const T *wk = w + k * ldw;                                             \
-        for (line_due += lines; NEXT && line_due >= kb * LPD;                  \
-             line_due -= kb * LPD) {                                           \
-            const char *at_ = next + line / per_row * far_ld +                 \
-                              line % per_row * 64;                             \
-            _Pragma("GCC unroll 2") for (int q_ = 0; q_ < LPD; q_++)           \
-                _mm_prefetch(at_ + 64 * q_, _MM_HINT_T0);                      \
-            line += LPD;                                                       \
+        for (line_due += lines; NEXT && line_due >= kb; line_due -= kb) {      \
+            _mm_prefetch(next + line / per_row * far_ld +                      \
+                             line % per_row * 64,                              \
+                         _MM_HINT_T0);                                         \
+            line++;                                                            \
         }                                                                      \
         due += far_rows;                                                       \
         if (due >= kb) {                                                       \

@@ -279,7 +279,7 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 nj = je;
                 ne = min_sz(j1, je + jc);
             }
-            const size_t nrun = round_up((ne - nj) * el, 256);
+            const size_t nrun = round_up((ne - nj) * el, 64);
             const size_t nlines =
                 next && nj < j1 ? min_sz(skb, x->p - nk) * (nrun / 64) : 0;
             const size_t calls = (je - jb + sw - 1) / sw * groups;
@@ -311,8 +311,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                    .next = nlines ? b + (nk * x->ldb + nj) * el
                                                   : NULL,
                                    .run = nrun,
-                                   .l0 = nlines / 4 * call / calls * 4,
-                                   .l1 = nlines / 4 * (call + 1) / calls * 4}
+                                   .l0 = nlines * call / calls,
+                                   .l1 = nlines * (call + 1) / calls}
                              : (gemm_skinny_pf){
                                    .far = ahead && r1 > r0 ? ahead + r0 * ld
                                                            : NULL,
