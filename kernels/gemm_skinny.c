@@ -27,13 +27,14 @@ enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
  * With pf->next (NEXT, a constant in each copy), the lines of a region
  * go into L2 instead, one at a time at the steps a running sum picks,
  * each line's address from its index (row = index / lines a row). On Zen
- * 5 that division paces the loop at about a line per 6 to 7 cycles,
- * close to what DRAM delivers, and the loads then stay behind the
- * requests: with the address kept in a running pointer instead, the loop
- * ran ahead of them and the skinny path measured about 0.7 times as
- * fast (f32 W of 5120 x 5120 from DRAM, B = 1 to 16, 1 thread); pacing
- * only the requests (a chain of multiplies), or a load trailing them,
- * did not help. */
+ * 5 that division paces the loop (by our estimate of the divider's rate,
+ * about a line per 6 to 7 cycles, close to what DRAM delivers) and the
+ * loads then stay behind the requests: with the address kept in a
+ * running pointer instead, the loop ran ahead of them and the skinny path
+ * measured about 0.7 times as fast (f32 W of 5120 x 5120 from DRAM, B = 1
+ * to 16, 1 thread); pacing only the requests (a chain of multiplies), a
+ * load trailing them, or one division per pair of lines (0.87 to 0.9 at
+ * B = 1 to 8 in alternated sweeps) did not help. */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT)    \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
