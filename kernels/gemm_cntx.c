@@ -138,7 +138,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) */
     out->skinny_max = out->mc;
     out->skinny_order = current->skinny_order;
-    out->l3_bytes = l3;
+    out->l3_bytes =
+        current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? "skinny up to MC rows; W block skb x sw = L1/2 (from L3: 32 "
@@ -165,9 +166,11 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
     out->far = share > 2.0 * (double)b->sc_bytes;
     /* the next-block order paces the loop near DRAM's rate (gemm_skinny.c):
      * with W in L3 it measured 0.7 times the strip order at B = 1 (f32
-     * 2048 x 2048 on Zen 5), so only beyond L3 */
-    out->order = out->far && share > (double)b->l3_bytes ? b->skinny_order
-                                                          : RB_SKINNY_STRIPS;
+     * 2048 x 2048 on Zen 5), so only for W beyond all of L3 */
+    out->order = out->far && share * (double)(nthreads > 0 ? nthreads : 1) >
+                                 (double)b->l3_bytes
+                     ? b->skinny_order
+                     : RB_SKINNY_STRIPS;
     /* C blocks of all n rows in sc_bytes */
     size_t jc = b->sc_bytes / ((n > 0 ? n : 1) * el) / sw * sw;
     if (!out->far) {

@@ -125,8 +125,8 @@ typedef struct {
 /* The order in which the blocked matmul's skinny path reads weights that
  * lie beyond L2 (matmul_blocked.c), chosen per CPU by the caller: */
 typedef enum {
-    /* each strip's rows asked for two strips ahead, while the strip
-     * before is computed (measured the faster on Xeon EMR) */
+    /* each strip's rows asked for while the strip two to the left is
+     * computed (measured the faster on Xeon EMR) */
     RB_SKINNY_STRIPS = 0,
     /* the whole next W block asked for in memory order, row after row,
      * while this one is computed (measured the faster on Zen 5) */
@@ -136,6 +136,7 @@ typedef enum {
 typedef struct {
     unsigned isa;
     size_t l1d, l2, l3; /* bytes per core (l3: what one core may use) */
+    size_t l3_all;      /* bytes of the whole L3 (0: take l3)          */
     rb_skinny_order skinny_order;
 } rb_config;
 
@@ -156,7 +157,7 @@ typedef struct {
     size_t skinny_max, sw, skb, sc_bytes;
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */
-    size_t l3_bytes;        /* the L3 one core may use, as configured  */
+    size_t l3_bytes;        /* the whole L3, as configured             */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);
@@ -165,7 +166,8 @@ void rb_blocking_of(rb_dtype dt, rb_blocking *out);
  * n, contraction p, `cols` columns of W and C, in a team of nthreads, el
  * bytes an element. W is "far" when the share is beyond L2 (twice
  * sc_bytes): it then comes from memory once and is asked for ahead, in
- * strip order from L3 and in the blocking's order from beyond it. C is
+ * strip order while the whole of W (the shares of all nthreads) fits in
+ * L3, and in the blocking's order beyond it. C is
  * walked in blocks of jc columns (all n rows), W in blocks of skb rows of
  * those columns. One function, so that the kernel and the traffic model
  * (traffic.c) block alike. */

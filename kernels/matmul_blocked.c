@@ -282,7 +282,10 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
             const size_t nrun = round_up((ne - nj) * el, 64);
             const size_t nlines =
                 next && nj < j1 ? min_sz(skb, x->p - nk) * (nrun / 64) : 0;
-            const size_t calls = (je - jb + sw - 1) / sw * groups;
+            /* the full strips' calls share the lines (the right edge's
+             * plain C asks for none) */
+            const size_t full = (je - jb) / sw,
+                         calls = (full > 0 ? full : 1) * groups;
             size_t call = 0;
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
@@ -291,7 +294,7 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 const char *ahead = plan.far && !next && j + 3 * sw <= je
                                         ? wk + 2 * sw * el
                                         : NULL;
-                for (size_t g = 0; g < groups; g++, call++) {
+                for (size_t g = 0; g < groups; g++) {
                     const size_t i0 = x->n * g / groups,
                                  h = x->n * (g + 1) / groups - i0;
                     const char *ai = a + (i0 * x->lda + k0) * el;
@@ -312,19 +315,21 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                                   : NULL,
                                    .run = nrun,
                                    .l0 = nlines * call / calls,
-                                   .l1 = nlines * (call + 1) / calls}
+                                   .l1 = nlines * (call + (w == sw)) / calls}
                              : (gemm_skinny_pf){
                                    .far = ahead && r1 > r0 ? ahead + r0 * ld
                                                            : NULL,
                                    .ld = ld,
                                    .rows = r1 - r0,
                                    .near = g == 0};
-                    if (w < sw)
+                    if (w < sw) {
                         skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
-                    else
+                    } else {
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0, plan.far ? &pf : NULL);
+                        call++;
+                    }
                 }
             }
         }

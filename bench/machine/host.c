@@ -186,6 +186,13 @@ static size_t cache_per_core(hwloc_topology_t topo, hwloc_obj_type_t type)
     return (size_t)(o->attr->cache.size / (uint64_t)(cores > 0 ? cores : 1));
 }
 
+/* Bytes of the first cache of a type, all of it. */
+static size_t cache_whole(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
+    return o ? (size_t)o->attr->cache.size : 0;
+}
+
 int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
 {
     host_cpu cpu;
@@ -205,17 +212,20 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
                            "sse2: the widest code path the kernels may use)",
                            cap);
     }
-    /* The skinny path's order for weights beyond L2, per vendor: each
-     * measured the faster on the CPUs it has been tried on (Xeon EMR,
-     * Zen 5; matmul_blocked.c). */
+    /* The skinny path's order for weights beyond L3: the next block on
+     * Zen 5 (AMD family 26) and later, where it measured the faster, the
+     * strips elsewhere (measured the faster on Xeon EMR; other CPUs are
+     * unmeasured; matmul_blocked.c). */
     const rb_config cfg = {
         .isa = isa,
         .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
         .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
         .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE),
-        .skinny_order = strcmp(cpu.vendor, "AuthenticAMD") == 0
-                            ? RB_SKINNY_NEXT_BLOCK
-                            : RB_SKINNY_STRIPS};
+        .l3_all = cache_whole(topo, HWLOC_OBJ_L3CACHE),
+        .skinny_order =
+            strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26
+                ? RB_SKINNY_NEXT_BLOCK
+                : RB_SKINNY_STRIPS};
     rb_configure(&cfg);
     return RB_OK;
 }

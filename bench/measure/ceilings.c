@@ -343,17 +343,24 @@ static double peak_error(const peak_ctx *c, int nt, unsigned vals)
     return max_err;
 }
 
-const rb_peak_variant *ceilings_peak_now_variant(void)
+/* This CPU's ISA mask (CPUID, whatever ROOFBENCH_ISA caps the kernels
+ * at), probed once: the probes around every row run the widest. */
+static unsigned host_isa_once(void)
 {
-    static const rb_peak_variant *v;
+    static unsigned isa;
     static int known;
     if (!known) {
         host_cpu cpu;
         host_cpu_probe(&cpu);
-        v = ceilings_peak_widest(host_isa_mask(&cpu));
+        isa = host_isa_mask(&cpu);
         known = 1;
     }
-    return v;
+    return isa;
+}
+
+const rb_peak_variant *ceilings_peak_now_variant(void)
+{
+    return ceilings_peak_widest(host_isa_once());
 }
 
 double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
@@ -381,9 +388,9 @@ double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
 
 /* ---- the read bandwidth around a row ------------------------------------- */
 
-/* At most this much of the buffer is read, in passes of at least this
- * much: a DRAM-sized operand is read once (a few milliseconds), a
- * cache-sized one again and again from its cache. */
+/* At most READ_NOW_MAX bytes of the buffer are read, pass after pass
+ * until a try has read READ_NOW_PASS: a DRAM-sized operand once (a few
+ * milliseconds), a cache-sized one again and again from its cache. */
 enum { READ_NOW_MAX = 256 << 20, READ_NOW_PASS = 64 << 20 };
 
 typedef struct {
@@ -408,17 +415,10 @@ static void job_read_now(void *arg, int tid, int nt)
 
 const rb_stream_variant *ceilings_read_now_variant(void)
 {
-    static const rb_stream_variant *v;
-    static int known;
-    if (!known) {
-        host_cpu cpu;
-        host_cpu_probe(&cpu);
-        const unsigned isa = host_isa_mask(&cpu);
-        static const unsigned widths[] = {512, 256, 128};
-        for (size_t i = 0; i < 3 && !v; i++)
-            v = ceilings_stream_select(isa, widths[i]);
-        known = 1;
-    }
+    static const unsigned widths[] = {512, 256, 128};
+    const rb_stream_variant *v = NULL;
+    for (size_t i = 0; i < 3 && !v; i++)
+        v = ceilings_stream_select(host_isa_once(), widths[i]);
     return v;
 }
 

@@ -45,6 +45,7 @@ void check_pin_config(rb_config *cfg, const size_t caches[3])
     cfg->l1d = caches[0];
     cfg->l2 = caches[1];
     cfg->l3 = caches[2];
+    cfg->l3_all = 0;
     /* the same kernel schedule on every CPU the gate runs on */
     cfg->skinny_order = RB_SKINNY_STRIPS;
 }

@@ -164,8 +164,11 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                        "variant", rv->name));
     else
         jd_set(d, row, "read_now_unavailable",
-               json_string(rv ? "not measured around this row"
-                              : "no read kernel runs on this ISA"));
+               json_string(!rv ? "no read kernel runs on this ISA"
+                           : r->nsamples > 0 && r->read_bytes == 0
+                               ? "the largest input is smaller than a read "
+                                 "block (512 bytes) per thread"
+                               : "not measured around this row"));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;

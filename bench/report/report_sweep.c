@@ -898,7 +898,9 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                "after (the larger of each), in place of the roofline's peak "
                "and level bandwidth; on a\nshared host the FMA pipes a core "
                "lends move within seconds while its clock stays, and the\n"
-               "memory a guest gets within minutes.\n");
+               "memory a guest gets within minutes (the read kernel alone, "
+               "where the roofline's level\nis the best of several: the "
+               "ranges say how far the two differ).\n");
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
                    "point%s: its working set grows with B past the budget of "
