@@ -363,6 +363,20 @@ const rb_peak_variant *ceilings_peak_now_variant(void)
     return ceilings_peak_widest(host_isa_once());
 }
 
+/* The best rate of tries runs of job on the team: work units (FLOPs,
+ * bytes) a run over its seconds, in billions a second. */
+static double best_rate(pool *team, pool_job job, void *ctx, double work,
+                        int tries)
+{
+    double best = 0.0;
+    for (int i = 0; i < tries; i++) {
+        const double s = pool_run(team, job, ctx);
+        if (s > 0.0)
+            best = fmax(best, work / s / 1e9);
+    }
+    return best;
+}
+
 double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
                          int tries)
 {
@@ -376,12 +390,7 @@ double ceilings_peak_now(pool *team, int nt, rb_dtype dt, uint64_t reps,
     c->dt = dt;
     const double flops =
         (double)reps * v->chains * lanes_of(v->bits, dt) * 2.0 * nt;
-    double best = 0.0;
-    for (int i = 0; i < tries; i++) {
-        const double s = pool_run(team, job_peak, c);
-        if (s > 0.0)
-            best = fmax(best, flops / s / 1e9);
-    }
+    const double best = best_rate(team, job_peak, c, flops, tries);
     free(c);
     return best;
 }
@@ -426,7 +435,8 @@ double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
                          int tries, size_t *read_bytes)
 {
     const rb_stream_variant *v = ceilings_read_now_variant();
-    const size_t blk = RB_STREAM_BLOCK * sizeof(uint64_t) * (size_t)(nt > 0 ? nt : 1);
+    const size_t blk =
+        RB_STREAM_BLOCK * sizeof(uint64_t) * (size_t)(nt > 0 ? nt : 1);
     const size_t n = (bytes < READ_NOW_MAX ? bytes : READ_NOW_MAX) / blk * blk;
     *read_bytes = 0;
     read_now_ctx *c = v && buf && n > 0 && nt > 0 && nt <= CEIL_MAX_THREADS
@@ -438,12 +448,8 @@ double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
     c->buf = buf;
     c->bytes = n;
     c->reps = n >= READ_NOW_PASS ? 1 : (READ_NOW_PASS + n - 1) / n;
-    double best = 0.0;
-    for (int i = 0; i < tries; i++) {
-        const double s = pool_run(team, job_read_now, c);
-        if (s > 0.0)
-            best = fmax(best, (double)n * (double)c->reps / s / 1e9);
-    }
+    const double best = best_rate(team, job_read_now, c,
+                                  (double)n * (double)c->reps, tries);
     *read_bytes = n;
     free(c);
     return best;

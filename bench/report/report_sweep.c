@@ -27,17 +27,17 @@ static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
  * around its best sample (the larger of the figures before and after: the
  * most the core and the memory lent it then) in place of the roofline's
  * peak and level bandwidth; where the bandwidth was not measured, the
- * roofline's. Returns -1 where the bound or the peak is unknown. */
-static int bound_now(const sweep_doc *doc, const harness_row *r,
+ * roofline's. b: the point's roofline bound (bound_of), NULL where it is
+ * unknown. Returns -1 where the bound or the peak is unknown. */
+static int bound_now(const roof_bound *b, const harness_row *r,
                      double *bound, double *peak_now, double *read_now)
 {
-    roof_bound b;
-    if (bound_of(doc, r, &b) != 0 ||
-        !(r->peak_before > 0.0 && r->peak_after > 0.0) || r->counts.bytes == 0)
+    if (!b || !(r->peak_before > 0.0 && r->peak_after > 0.0) ||
+        r->counts.bytes == 0)
         return -1;
     *read_now = r->read_before > 0.0 && r->read_after > 0.0
                     ? fmax(r->read_before, r->read_after)
-                    : b.level.gbs;
+                    : b->level.gbs;
     const double mem =
         (double)r->counts.flops / (double)r->counts.bytes * *read_now;
     *peak_now = fmax(r->peak_before, r->peak_after);
@@ -350,8 +350,10 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
         json_t *row = report_run_row_json(&jd, &p->row, doc->roof);
         jd_set(&jd, row, "weights", json_string(doc->plan->levels[p->level].name));
         jd_set(&jd, row, "batch", json_integer((json_int_t)p->b));
+        roof_bound b;
         double nb, np, nr;
-        if (bound_now(doc, &p->row, &nb, &np, &nr) == 0)
+        if (bound_now(bound_of(doc, &p->row, &b) == 0 ? &b : NULL, &p->row,
+                      &nb, &np, &nr) == 0)
             jd_set(&jd, row, "roof_now",
                    jd_pack(&jd, "{s:o, s:o, s:o, s:o}", "peak_gflops",
                            jd_num(np), "read_gbs", jd_num(nr), "gflops",
@@ -420,7 +422,8 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
     csv_num(c, "%.6g", frac_of(best, peak));
     csv_num(c, "%.6g", frac_of(med, peak));
     roof_bound b;
-    if (bound_of(doc, r, &b) == 0) {
+    const int known = bound_of(doc, r, &b) == 0;
+    if (known) {
         csv_str(c, b.level.name);
         csv_num(c, "%.6g", b.attainable_gflops);
         csv_num(c, "%.4g", b.fraction);
@@ -430,7 +433,7 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
         csv_empty(c);
     }
     double nb, np, nr;
-    if (bound_now(doc, r, &nb, &np, &nr) == 0) {
+    if (bound_now(known ? &b : NULL, r, &nb, &np, &nr) == 0) {
         csv_num(c, "%.6g", np);
         csv_num(c, "%.6g", nr);
         csv_num(c, "%.6g", nb);
@@ -640,7 +643,7 @@ static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
         roof_bound b;
         double nb = 0.0, np = 0.0, nr = 0.0;
         if (bound_of(doc, &p->row, &b) != 0 ||
-            (now && bound_now(doc, &p->row, &nb, &np, &nr) != 0))
+            (now && bound_now(&b, &p->row, &nb, &np, &nr) != 0))
             continue;
         const double fr = now ? harness_row_gflops(&p->row) / nb : b.fraction;
         t.n++;
