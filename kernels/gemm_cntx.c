@@ -144,7 +144,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? "skinny up to MC rows; W block skb x sw = L1/2 (from L3: 32 "
               "rows up to 3 row groups, 2 skb from 4; from beyond L3: 64 "
-              "or 192 rows x L2/4, the next one asked for in memory order); "
+              "rows for one row group at one thread, else 192, x L2/4, the "
+              "next one asked for in memory order); "
               "C block of all rows = L2/2"
             : "skinny up to MC rows; W block skb x sw = L1/2 (from beyond "
               "L2: 32 rows up to 3 row groups, 2 skb from 4); C block of "
@@ -194,8 +195,13 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * up to three row groups at 1 thread, 1.26 to 1.37 times the
          * strip order's rate at B = 1 to 16, against 1.06 to 1.18 for 192
          * rows; 192 from four groups on (B = 24 to 64, 1.05 to 1.15), and
-         * at 2 threads (0.98 to 1.13, where 64 rows gave 0.89 to 0.97). */
-        out->skb = groups <= 3 && nthreads == 1 ? 64 : 192;
+         * at 2 threads (0.98 to 1.13, where 64 rows gave 0.89 to 0.97).
+         * 64 rows only for one row group: 192 against 64 alternated in
+         * sweeps of P = M = 4864 f32 (3456 f64), 1 thread, medians of 6
+         * to 8 rounds, was 0.98 to 1.10 at B = 1 to 6 and 1.02 to 1.13 at
+         * B = 8 to 16 (1.08 to 1.13 at 12 and 16, f32 three times, f64
+         * 1.12 at 12). */
+        out->skb = groups == 1 && nthreads == 1 ? 64 : 192;
         const size_t wjc = b->sc_bytes / 2 / (out->skb * el) / sw * sw;
         if (wjc < jc)
             jc = wjc;

@@ -298,8 +298,8 @@ int main(void)
             test_blocked_vs_openblas((rb_shape){130, 257, 100});
             /* The skinny path's other order, for W beyond L3 (the small
              * caches put these there, in both dtypes, at one thread):
-             * one to three row groups (64-row blocks at one thread) and
-             * more (192), P across blocks, the next block in the next
+             * one row group (64-row blocks at one thread) and more
+             * (192), P across blocks, the next block in the next
              * columns, M not a whole number of strips. */
             cfg.skinny_order = RB_SKINNY_NEXT_BLOCK;
             rb_configure(&cfg);
@@ -317,7 +317,7 @@ int main(void)
                                       s.p, s.m, 1, &plan);
                     CHECK(s.n <= nb.skinny_max && plan.far &&
                           plan.order == RB_SKINNY_NEXT_BLOCK &&
-                          plan.skb == (s.n <= 18 ? 64u : 192u) &&
+                          plan.skb == (s.n <= 6 ? 64u : 192u) &&
                           plan.jc < s.m);
                 }
                 test_op(RB_OP_MATMUL, s, "matmul_blocked");
