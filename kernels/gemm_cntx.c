@@ -190,17 +190,16 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5
-         * (L2 1 MiB), f32 W of 5120 x 5120 from DRAM, each variant
-         * interleaved with the strip order in one process: 64 rows with
-         * up to three row groups at 1 thread, 1.26 to 1.37 times the
-         * strip order's rate at B = 1 to 16, against 1.06 to 1.18 for 192
-         * rows; 192 from four groups on (B = 24 to 64, 1.05 to 1.15), and
-         * at 2 threads (0.98 to 1.13, where 64 rows gave 0.89 to 0.97).
-         * 64 rows only for one row group: 192 against 64 alternated in
-         * sweeps of P = M = 4864 f32 (3456 f64), 1 thread, medians of 6
-         * to 8 rounds, was 0.98 to 1.10 at B = 1 to 6 and 1.02 to 1.13 at
-         * B = 8 to 16 (1.08 to 1.13 at 12 and 16, f32 three times, f64
-         * 1.12 at 12). */
+         * (L2 1 MiB), W from DRAM, at 1 thread: against the strip order
+         * (f32 5120 x 5120, interleaved in one process), 64 rows gave
+         * 1.26 to 1.37 times its rate at B = 1 to 16 and 192 rows 1.06 to
+         * 1.18, and from four groups on (B = 24 to 64) 192 rows 1.05 to
+         * 1.15; then 192 against 64 rows directly (alternated sweeps of
+         * P = M = 4864 f32, 3456 f64, medians of 6 to 8 rounds) was 0.98
+         * to 1.10 at B = 1 to 6 and 1.02 to 1.13 at B = 8 to 16 (1.08 to
+         * 1.13 at 12 and 16). So 64 rows for one row group only. At 2
+         * threads 192 rows (0.98 to 1.13 times the strip order, where 64
+         * gave 0.89 to 0.97). */
         out->skb = groups == 1 && nthreads == 1 ? 64 : 192;
         const size_t wjc = b->sc_bytes / 2 / (out->skb * el) / sw * sw;
         if (wjc < jc)
