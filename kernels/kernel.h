@@ -140,8 +140,18 @@ typedef struct {
     rb_skinny_order skinny_order;
 } rb_config;
 
+/* A cache claiming more than this per core is not believed: some virtual
+ * machines' CPUID reports the whole host's L3 to a guest of two cores.
+ * The blocked matmul then blocks on its defaults (gemm_cntx.c), and
+ * `roofbench ceilings` calls the size implausible. */
+#define RB_CACHE_PER_CORE_MAX ((size_t)64 << 20)
+
 void rb_configure(const rb_config *cfg);
 const rb_config *rb_config_get(void);
+
+/* The most rows of the blocked matmul's skinny tile: a product of N rows
+ * is computed in ceil(N / RB_SKINNY_ROWS) row groups of even height. */
+enum { RB_SKINNY_ROWS = 6 };
 
 /* The blocked matmul's blocks and register tile for a dtype under the
  * current configuration, and the code path (e.g. "avx512") they belong
@@ -152,8 +162,8 @@ typedef struct {
     size_t kc, mc, nc;      /* cache blocks: depth, rows, columns       */
     const char *why;        /* where the block sizes come from          */
     /* the skinny path (rows of A at most skinny_max): no packing, C tile
-     * of up to 6 rows x sw columns, W read skb rows at a time, C in
-     * blocks of sc_bytes */
+     * of up to RB_SKINNY_ROWS rows x sw columns, W read skb rows at a
+     * time, C in blocks of sc_bytes */
     size_t skinny_max, sw, skb, sc_bytes;
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */

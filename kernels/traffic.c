@@ -366,7 +366,7 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
 {
     const double N = x->N, P = x->P, M = x->M, sz = x->sz;
     const rb_cache_geom *c = x->c;
-    const double groups = ceil(N / 6.0), h = N / groups;
+    const double groups = ceil(N / (double)RB_SKINNY_ROWS), h = N / groups;
     /* the kernel's own blocks, one thread */
     rb_skinny_plan plan;
     rb_skinny_plan_of(blk, (size_t)sz, (size_t)N, (size_t)P, (size_t)M, 1,

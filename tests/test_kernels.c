@@ -250,6 +250,33 @@ static void test_blocked_vs_openblas(rb_shape s)
     }
 }
 
+/* An L3 claimed beyond RB_CACHE_PER_CORE_MAX a core (a guest told of its
+ * host's whole L3) blocks as a missing one does; one at the bound is
+ * believed. */
+static void test_implausible_cache(unsigned isa)
+{
+    const size_t claims[] = {0, RB_CACHE_PER_CORE_MAX + 1,
+                             (size_t)252 << 20, RB_CACHE_PER_CORE_MAX};
+    size_t nc[4][RB_NDTYPES];
+    for (int i = 0; i < 4; i++) {
+        const rb_config cfg = {
+            .isa = isa, .l1d = 48 << 10, .l2 = 2 << 20, .l3 = claims[i]};
+        rb_configure(&cfg);
+        for (int d = 0; d < RB_NDTYPES; d++) {
+            rb_blocking b;
+            rb_blocking_of((rb_dtype)d, &b);
+            nc[i][d] = b.nc;
+        }
+    }
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        CHECK(nc[1][d] == nc[0][d]);
+        CHECK(nc[2][d] == nc[0][d]);
+        CHECK(nc[3][d] > nc[0][d]);
+    }
+    const rb_config def = {.isa = isa};
+    rb_configure(&def);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -317,7 +344,7 @@ int main(void)
                                       s.p, s.m, 1, &plan);
                     CHECK(s.n <= nb.skinny_max && plan.far &&
                           plan.order == RB_SKINNY_NEXT_BLOCK &&
-                          plan.skb == (s.n <= 6 ? 64u : 192u) &&
+                          plan.skb == (s.n <= RB_SKINNY_ROWS ? 64u : 192u) &&
                           plan.jc < s.m);
                 }
                 test_op(RB_OP_MATMUL, s, "matmul_blocked");
@@ -340,6 +367,7 @@ int main(void)
                 (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m},
                 NULL);
     }
+    test_implausible_cache(full);
     test_check_catches_errors();
     test_reference_by_hand();
     return check_status("test_kernels");

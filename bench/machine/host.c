@@ -175,22 +175,18 @@ void host_name(char *buf, size_t len)
             *p = '-';
 }
 
-/* Bytes of the first cache of a type, divided among the cores below it. */
-static size_t cache_per_core(hwloc_topology_t topo, hwloc_obj_type_t type)
+/* Bytes of the first cache of a type: all of it, or divided among the
+ * cores below it. */
+static size_t cache_bytes(hwloc_topology_t topo, hwloc_obj_type_t type,
+                          int per_core)
 {
     const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
     if (!o)
         return 0;
-    const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(
-        topo, o->cpuset, HWLOC_OBJ_CORE);
+    const int cores = per_core ? hwloc_get_nbobjs_inside_cpuset_by_type(
+                                     topo, o->cpuset, HWLOC_OBJ_CORE)
+                               : 1;
     return (size_t)(o->attr->cache.size / (uint64_t)(cores > 0 ? cores : 1));
-}
-
-/* Bytes of the first cache of a type, all of it. */
-static size_t cache_whole(hwloc_topology_t topo, hwloc_obj_type_t type)
-{
-    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
-    return o ? (size_t)o->attr->cache.size : 0;
 }
 
 int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
@@ -214,14 +210,17 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
     }
     /* The skinny path's order for weights beyond L3: the next block on
      * Zen 5 (AMD family 26) and later, where it measured the faster, the
-     * strips elsewhere (measured the faster on Xeon EMR; other CPUs are
-     * unmeasured; matmul_blocked.c). */
+     * strips elsewhere (measured the faster on Xeon EMR; on a later
+     * Xeon guest, CPUID model 167 with 2 MiB of L2, the two were within
+     * the noise of each other, f32 B = 1 to 64 at 1 thread with W from
+     * DRAM, two alternated series; other CPUs are unmeasured;
+     * matmul_blocked.c). */
     const rb_config cfg = {
         .isa = isa,
-        .l1d = cache_per_core(topo, HWLOC_OBJ_L1CACHE),
-        .l2 = cache_per_core(topo, HWLOC_OBJ_L2CACHE),
-        .l3 = cache_per_core(topo, HWLOC_OBJ_L3CACHE),
-        .l3_all = cache_whole(topo, HWLOC_OBJ_L3CACHE),
+        .l1d = cache_bytes(topo, HWLOC_OBJ_L1CACHE, 1),
+        .l2 = cache_bytes(topo, HWLOC_OBJ_L2CACHE, 1),
+        .l3 = cache_bytes(topo, HWLOC_OBJ_L3CACHE, 1),
+        .l3_all = cache_bytes(topo, HWLOC_OBJ_L3CACHE, 0),
         .skinny_order =
             strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26
                 ? RB_SKINNY_NEXT_BLOCK

@@ -592,7 +592,8 @@ static const ceil_curve *one_thread_read(const ceilings_result *res)
 /* One cache level as hwloc reports it, beside where the read curve's
  * plateau of that name ends. A reported size is implausible when the
  * measured end is more than 4x away from it, or when a cache claims more
- * than 64 MiB per core (as CPUID does in some virtual machines). */
+ * than RB_CACHE_PER_CORE_MAX (64 MiB) per core, as CPUID does in some
+ * virtual machines (the blocked matmul then blocks on defaults). */
 static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
                           int level, const ceil_curve *read, ceil_cache *c)
 {
@@ -611,7 +612,7 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
         }
     const double size = c->reported_bytes, end = c->last, next = c->next;
     c->plausible = 1;
-    if (c->per_core > 64.0 * 1024 * 1024) {
+    if (c->per_core > (double)RB_CACHE_PER_CORE_MAX) {
         c->plausible = 0;
         snprintf(c->note, sizeof(c->note),
                  "implausible: %.0f MiB per core reported",
