@@ -20,9 +20,8 @@ typedef void (*gemm_ukr_f64)(size_t kc, const double *restrict a,
 
 /* The skinny micro-kernel (gemm_skinny.c): C[0:rows, 0:SW] (+)=
  * A[0:rows, 0:kb] W[0:kb, 0:SW] on the caller's row-major operands,
- * nothing packed, rows at most GEMM_SKINNY_ROWS. What it asks for ahead
- * while it computes, when pf is not NULL: */
-enum { GEMM_SKINNY_ROWS = RB_SKINNY_ROWS };
+ * nothing packed, rows at most RB_SKINNY_ROWS (kernel.h). What it asks
+ * for ahead while it computes, when pf is not NULL: */
 typedef struct {
     /* into L2: `rows` rows (at most kb) of a strip the caller will need
      * soon, SW wide, `ld` bytes apart, spread evenly over the kb steps */

@@ -53,7 +53,7 @@ enum { PSW = 16 };
         int accumulate, const gemm_skinny_pf *pf)                              \
     {                                                                          \
         (void)pf;                                                              \
-        T acc[GEMM_SKINNY_ROWS][PSW];                                          \
+        T acc[RB_SKINNY_ROWS][PSW];                                            \
         for (size_t i = 0; i < rows; i++)                                      \
             for (int j = 0; j < PSW; j++)                                      \
                 acc[i][j] = accumulate ? c[i * ldc + j] : (T)0;                \
@@ -108,7 +108,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     const size_t el = rb_dtype_size(dt);
     const size_t l1 = sane(current->l1d, 8 << 10, 512 << 10, 32 << 10);
     const size_t l2 = sane(current->l2, 128 << 10, 32 << 20, 1 << 20);
-    const size_t l3 = sane(current->l3, 1 << 20, RB_CACHE_PER_CORE_MAX, 8 << 20);
+    const size_t l3 =
+        sane(current->l3, 1 << 20, RB_CACHE_PER_CORE_MAX, 8 << 20);
     out->path = path->name;
     out->mr = dt == RB_F64 ? path->mr64 : path->mr32;
     out->nr = dt == RB_F64 ? path->nr64 : path->nr32;
@@ -165,7 +166,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                        size_t cols, int nthreads, rb_skinny_plan *out)
 {
     const size_t sw = b->sw > 0 ? b->sw : 1;
-    const size_t groups = (n + GEMM_SKINNY_ROWS - 1) / GEMM_SKINNY_ROWS;
+    const size_t groups = (n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS;
     /* W that fits in L2 is there after the first call, and asking for it
      * again only holds fill buffers (from L2 it then streamed a quarter
      * slower) */

@@ -15,7 +15,7 @@
 
 #include "gemm.h"
 
-enum { ROWS = GEMM_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
+enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8 };
 
 /* With pf->far, `rows` rows of a strip the caller will need soon go into
  * L2, one row (the strip's width) at the steps a running sum picks, so

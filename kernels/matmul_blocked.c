@@ -252,7 +252,7 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
     const rb_blocking *bk = &cx->blk;
     const rb_team *team = x->team;
-    const size_t el = rb_dtype_size(dt), sw = bk->sw, rows = GEMM_SKINNY_ROWS;
+    const size_t el = rb_dtype_size(dt), sw = bk->sw, rows = RB_SKINNY_ROWS;
     const char *const a = x->a, *const b = x->b;
     char *const c = x->c;
     const size_t strips = (x->m + sw - 1) / sw;
