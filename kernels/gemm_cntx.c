@@ -147,16 +147,19 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     out->skinny_order = current->skinny_order;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
+    /* the two orders' accounts share all but where the strips' depths
+     * apply (rb_skinny_plan_of) */
+#define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
+    "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM        \
+    ": 32 rows up to 3 row groups, 2 skb from 4" NEXT                         \
+    "); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
-            ? "skinny up to MC rows; W block skb x sw = L1/2 (from L3: 32 "
-              "rows up to 3 row groups, 2 skb from 4; from beyond L3: 64 "
-              "rows for one row group at one thread, else 192, x L2/4, the "
-              "next one asked for in memory order); "
-              "C block of all rows = L2/2"
-            : "skinny up to MC rows; W block skb x sw = L1/2 (from beyond "
-              "L2: 32 rows up to 3 row groups, 2 skb from 4); C block of "
-              "all rows = L2/2";
+            ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
+                               "at one thread, else 192, x L2/4, the next "
+                               "one asked for in memory order")
+            : SKINNY_WHY("beyond L2", "");
+#undef SKINNY_WHY
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
                "= L3/2 per core (caches as configured, defaults where "
                "implausible)";

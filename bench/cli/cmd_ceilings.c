@@ -54,7 +54,7 @@ static const flag_spec ceil_flags[] = {
      .meta = "START:END",
      .type = FLAG_TEXT,
      .off = OFF(size),
-     .def_doc = "4K to 1G or 8x the last cache",
+     .def_doc = "4K to 1G or 8x the last cache, at most 64M a core of it",
      .help = "working sets to sweep, all threads together (suffixes K, M, "
              "G)"},
     {.name = "factor",
@@ -178,20 +178,6 @@ static int plan_kernels(const char *list, ceilings_plan *plan, rb_err *e)
     return RB_OK;
 }
 
-/* Bytes the last cache level holds, all of it (8x this is the default end
- * of the sweep). */
-static double llc_bytes(hwloc_topology_t topo)
-{
-    for (int t = HWLOC_OBJ_L3CACHE; t >= HWLOC_OBJ_L1CACHE; t--) {
-        const int count = hwloc_get_nbobjs_by_type(topo, (hwloc_obj_type_t)t);
-        if (count > 0)
-            return (double)count *
-                   (double)hwloc_get_obj_by_type(topo, (hwloc_obj_type_t)t, 0)
-                       ->attr->cache.size;
-    }
-    return 0.0;
-}
-
 static int plan_values(const ceil_opts *o, ceilings_plan *plan, rb_err *e)
 {
     if (o->bw_width) {
@@ -221,8 +207,13 @@ static int make_plan(const rb_machine *m, const ceil_opts *o,
                      ceilings_plan *plan, rb_err *e)
 {
     const double mem = (double)host_mem_available();
+    /* the default sweep ends at 8x the last cache: what it may be believed
+     * to hold, not a CPUID claim of hundreds of MiB a core, which would
+     * stretch the sweep to GiBs for no plateau */
+    host_cache llc;
+    host_last_cache(m->topo, &llc);
     ceilings_plan_defaults(plan, o->quick, m->ncores, m->isa,
-                           llc_bytes(m->topo), mem);
+                           llc.believed_bytes, mem);
     const int most =
         m->ncores < CEIL_MAX_THREADS ? m->ncores : CEIL_MAX_THREADS;
     int rc = o->threads

@@ -175,18 +175,33 @@ void host_name(char *buf, size_t len)
             *p = '-';
 }
 
-/* Bytes of the first cache of a type: all of it, or divided among the
- * cores below it. */
-static size_t cache_bytes(hwloc_topology_t topo, hwloc_obj_type_t type,
-                          int per_core)
+void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type,
+                   host_cache *out)
 {
+    memset(out, 0, sizeof(*out));
     const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
-    if (!o)
-        return 0;
-    const int cores = per_core ? hwloc_get_nbobjs_inside_cpuset_by_type(
-                                     topo, o->cpuset, HWLOC_OBJ_CORE)
-                               : 1;
-    return (size_t)(o->attr->cache.size / (uint64_t)(cores > 0 ? cores : 1));
+    if (!o || !o->attr)
+        return;
+    const int below =
+        hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_CORE);
+    const unsigned cores = below > 0 ? (unsigned)below : 1;
+    out->bytes = o->attr->cache.size;
+    out->count = hwloc_get_nbobjs_by_type(topo, type);
+    out->per_core = out->bytes / cores;
+    out->plausible = out->per_core <= RB_CACHE_PER_CORE_MAX;
+    out->believed_bytes =
+        (double)out->count * (out->plausible
+                                  ? (double)out->bytes
+                                  : (double)RB_CACHE_PER_CORE_MAX * cores);
+}
+
+void host_last_cache(hwloc_topology_t topo, host_cache *out)
+{
+    for (int t = HWLOC_OBJ_L3CACHE; t >= HWLOC_OBJ_L1CACHE; t--) {
+        host_cache_of(topo, (hwloc_obj_type_t)t, out);
+        if (out->count > 0)
+            return;
+    }
 }
 
 int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
@@ -211,16 +226,21 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
     /* The skinny path's order for weights beyond L3: the next block on
      * Zen 5 (AMD family 26) and later, where it measured the faster, the
      * strips elsewhere (measured the faster on Xeon EMR; on a later
-     * Xeon guest, CPUID model 167 with 2 MiB of L2, the two were within
-     * the noise of each other, f32 B = 1 to 64 at 1 thread with W from
-     * DRAM, two alternated series; other CPUs are unmeasured;
-     * matmul_blocked.c). */
+     * Xeon guest, CPUID model 167 with 2 MiB of L2, f32 B = 1 to 64 at 1
+     * thread with W from DRAM: within the noise of each other in two
+     * alternated series, then the next block 0.4 to 0.9 times as fast in
+     * three more a day later, 0.4 to 0.67 at B = 1 to 16; other CPUs are
+     * unmeasured; matmul_blocked.c). */
+    host_cache l1, l2, l3;
+    host_cache_of(topo, HWLOC_OBJ_L1CACHE, &l1);
+    host_cache_of(topo, HWLOC_OBJ_L2CACHE, &l2);
+    host_cache_of(topo, HWLOC_OBJ_L3CACHE, &l3);
     const rb_config cfg = {
         .isa = isa,
-        .l1d = cache_bytes(topo, HWLOC_OBJ_L1CACHE, 1),
-        .l2 = cache_bytes(topo, HWLOC_OBJ_L2CACHE, 1),
-        .l3 = cache_bytes(topo, HWLOC_OBJ_L3CACHE, 1),
-        .l3_all = cache_bytes(topo, HWLOC_OBJ_L3CACHE, 0),
+        .l1d = (size_t)l1.per_core,
+        .l2 = (size_t)l2.per_core,
+        .l3 = (size_t)l3.per_core,
+        .l3_all = (size_t)l3.bytes,
         .skinny_order =
             strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26
                 ? RB_SKINNY_NEXT_BLOCK

@@ -39,6 +39,27 @@ uint64_t host_mem_available(void);
  * in a folder name replaced by '-'. */
 void host_name(char *buf, size_t len);
 
+/* One cache level as hwloc reports it: the size of the first cache of
+ * that type (0 where hwloc knows none), how many there are, and a core's
+ * share of one (its size over the cores below it). believed_bytes is what
+ * the whole level may be taken to hold: all of it, unless a core's share
+ * exceeds RB_CACHE_PER_CORE_MAX (as CPUID claims in some virtual
+ * machines), where each cache counts that much a core and no more. */
+typedef struct {
+    uint64_t bytes;
+    int count;
+    uint64_t per_core;
+    int plausible;
+    double believed_bytes;
+} host_cache;
+
+void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type,
+                   host_cache *out);
+
+/* The last cache level hwloc reports (L3, else L2, else L1), or all zeros
+ * where it reports none. */
+void host_last_cache(hwloc_topology_t topo, host_cache *out);
+
 /* Tells the kernels what they may use (rb_configure): the ISA mask of this
  * CPU, capped by the environment variable ROOFBENCH_ISA (avx512, avx2,
  * sse2: the widest code path allowed, to force a slower one), and the

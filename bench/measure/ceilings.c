@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "host.h"
 #include "interrupt.h"
 #include "pin.h"
 #include "progress.h"
@@ -597,14 +598,13 @@ static const ceil_curve *one_thread_read(const ceilings_result *res)
 static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
                           int level, const ceil_curve *read, ceil_cache *c)
 {
-    const int count = hwloc_get_nbobjs_by_type(topo, type);
-    const int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
+    host_cache hc;
+    host_cache_of(topo, type, &hc);
     memset(c, 0, sizeof(*c));
     snprintf(c->level, sizeof(c->level), "L%d", level);
-    c->reported_bytes = (double)o->attr->cache.size;
-    c->count = count;
-    c->per_core = c->reported_bytes * count / (ncores > 0 ? ncores : 1);
+    c->reported_bytes = (double)hc.bytes;
+    c->count = hc.count;
+    c->per_core = (double)hc.per_core;
     for (size_t k = 0; read && k < read->nlevels; k++)
         if (strcmp(read->levels[k].name, c->level) == 0) {
             c->last = read->levels[k].last_bytes;
@@ -612,7 +612,7 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
         }
     const double size = c->reported_bytes, end = c->last, next = c->next;
     c->plausible = 1;
-    if (c->per_core > (double)RB_CACHE_PER_CORE_MAX) {
+    if (!hc.plausible) {
         c->plausible = 0;
         snprintf(c->note, sizeof(c->note),
                  "implausible: %.0f MiB per core reported",
@@ -657,11 +657,15 @@ static size_t put_peak(ceilings_result *res, const ceil_peak *pk, ceil_team *t,
     const size_t at = slot >= 0 ? (size_t)slot : (size_t)res->npeaks++;
     res->peaks[at] = *pk;
     interrupt_unlock();
-    progress_say("peak %s %-11s %d thread%s: %8.2f GFLOP/s, %5.2f FLOP/cycle "
-                 "per core, %3.0f%% of %.2f theoretical",
+    /* a figure is said twice, as it joins and once its rounds are in */
+    char rounds[32] = "round 1:";
+    if (pk->rounds > 1)
+        snprintf(rounds, sizeof(rounds), "best of %d rounds:", pk->rounds);
+    progress_say("peak %s %-11s %d thread%s, %-18s %8.2f GFLOP/s, %5.2f "
+                 "FLOP/cycle per core, %3.0f%% of %.2f theoretical",
                  rb_dtype_name(pk->dt), pk->v->name, pk->threads,
-                 rb_plural(pk->threads), pk->gflops, pk->fpc, 100.0 * pk->ratio,
-                 pk->theoretical);
+                 rb_plural(pk->threads), rounds, pk->gflops, pk->fpc,
+                 100.0 * pk->ratio, pk->theoretical);
     if (pk->gflops > t->peak[pk->dt]) {
         t->peak[pk->dt] = pk->gflops;
         t->peak_spread[pk->dt] = pk->gflops_median > 0.0
