@@ -38,233 +38,68 @@ static inline __m128 muladd_ps(__m128 a, __m128 x, __m128 y)
 }
 
 
-/* scalar-sse2: 12 chains of 64-bit multiply + add, 1 f32 lane each. */
-static void peak_f32_scalar_sse2(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 12, LANES = 1 };
-    __m128 a[CHAINS];
-    const __m128 vx = _mm_set_ss(x), vy = _mm_set_ss(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_load_ss(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = muladd_ss(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_store_ss(acc + LANES * c, a[c]);
-}
+#define PRAGMA(x) _Pragma(#x)
 
-/* scalar-sse2: 12 chains of 64-bit multiply + add, 1 f64 lane each. */
-static void peak_f64_scalar_sse2(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 12, LANES = 1 };
-    __m128d a[CHAINS];
-    const __m128d vx = _mm_set_sd(x), vy = _mm_set_sd(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_load_sd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = muladd_sd(a[c], vx, vy);
+/* One variant: CH chains of VEC registers (LANES lanes of T each), the
+ * update acc = OP(acc, x, y). ATTR is its target attribute (none for the
+ * SSE2 baseline of x86-64). */
+#define PEAK_KERNEL(NAME, ATTR, T, VEC, CH, LANES, SET, LOAD, STORE, OP)      \
+    ATTR static void NAME(uint64_t iters, T x, T y, T *acc)                   \
+    {                                                                          \
+        VEC a[CH];                                                             \
+        const VEC vx = SET(x), vy = SET(y);                                    \
+        PRAGMA(GCC unroll CH)                                                  \
+        for (int c = 0; c < CH; c++)                                           \
+            a[c] = LOAD(acc + LANES * c);                                      \
+        for (uint64_t i = 0; i < iters; i++) {                                 \
+            PRAGMA(GCC unroll CH)                                              \
+            for (int c = 0; c < CH; c++)                                       \
+                a[c] = OP(a[c], vx, vy);                                       \
+        }                                                                      \
+        PRAGMA(GCC unroll CH)                                                  \
+        for (int c = 0; c < CH; c++)                                           \
+            STORE(acc + LANES * c, a[c]);                                      \
     }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_store_sd(acc + LANES * c, a[c]);
-}
 
-/* scalar-fma: 12 chains of 64-bit FMA, 1 f32 lane each. */
-__attribute__((target("fma"))) static void peak_f32_scalar_fma(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 12, LANES = 1 };
-    __m128 a[CHAINS];
-    const __m128 vx = _mm_set_ss(x), vy = _mm_set_ss(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_load_ss(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm_fmadd_ss(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_store_ss(acc + LANES * c, a[c]);
-}
+#define FMA __attribute__((target("fma")))
+#define AVX2 __attribute__((target("avx,fma")))
+#define AVX512 __attribute__((target("avx512f")))
 
-/* scalar-fma: 12 chains of 64-bit FMA, 1 f64 lane each. */
-__attribute__((target("fma"))) static void peak_f64_scalar_fma(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 12, LANES = 1 };
-    __m128d a[CHAINS];
-    const __m128d vx = _mm_set_sd(x), vy = _mm_set_sd(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_load_sd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm_fmadd_sd(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_store_sd(acc + LANES * c, a[c]);
-}
+/* scalar-sse2 and scalar-fma: 12 chains of 64-bit multiply + add or FMA,
+ * one lane each. */
+PEAK_KERNEL(peak_f32_scalar_sse2, , float, __m128, 12, 1, _mm_set_ss,
+            _mm_load_ss, _mm_store_ss, muladd_ss)
+PEAK_KERNEL(peak_f64_scalar_sse2, , double, __m128d, 12, 1, _mm_set_sd,
+            _mm_load_sd, _mm_store_sd, muladd_sd)
+PEAK_KERNEL(peak_f32_scalar_fma, FMA, float, __m128, 12, 1, _mm_set_ss,
+            _mm_load_ss, _mm_store_ss, _mm_fmadd_ss)
+PEAK_KERNEL(peak_f64_scalar_fma, FMA, double, __m128d, 12, 1, _mm_set_sd,
+            _mm_load_sd, _mm_store_sd, _mm_fmadd_sd)
 
-/* sse2: 12 chains of 128-bit multiply + add, 4 f32 lanes each. */
-static void peak_f32_sse2(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 12, LANES = 4 };
-    __m128 a[CHAINS];
-    const __m128 vx = _mm_set1_ps(x), vy = _mm_set1_ps(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_loadu_ps(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = muladd_ps(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_storeu_ps(acc + LANES * c, a[c]);
-}
+/* sse2 and sse-fma: 12 chains of 128-bit multiply + add or FMA, 4 f32 or
+ * 2 f64 lanes each. */
+PEAK_KERNEL(peak_f32_sse2, , float, __m128, 12, 4, _mm_set1_ps, _mm_loadu_ps,
+            _mm_storeu_ps, muladd_ps)
+PEAK_KERNEL(peak_f64_sse2, , double, __m128d, 12, 2, _mm_set1_pd,
+            _mm_loadu_pd, _mm_storeu_pd, muladd_pd)
+PEAK_KERNEL(peak_f32_sse_fma, FMA, float, __m128, 12, 4, _mm_set1_ps,
+            _mm_loadu_ps, _mm_storeu_ps, _mm_fmadd_ps)
+PEAK_KERNEL(peak_f64_sse_fma, FMA, double, __m128d, 12, 2, _mm_set1_pd,
+            _mm_loadu_pd, _mm_storeu_pd, _mm_fmadd_pd)
 
-/* sse2: 12 chains of 128-bit multiply + add, 2 f64 lanes each. */
-static void peak_f64_sse2(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 12, LANES = 2 };
-    __m128d a[CHAINS];
-    const __m128d vx = _mm_set1_pd(x), vy = _mm_set1_pd(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_loadu_pd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = muladd_pd(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_storeu_pd(acc + LANES * c, a[c]);
-}
+/* avx2-fma: 12 chains of 256-bit FMA, 8 f32 or 4 f64 lanes each. */
+PEAK_KERNEL(peak_f32_avx2_fma, AVX2, float, __m256, 12, 8, _mm256_set1_ps,
+            _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps)
+PEAK_KERNEL(peak_f64_avx2_fma, AVX2, double, __m256d, 12, 4, _mm256_set1_pd,
+            _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd)
 
-/* sse-fma: 12 chains of 128-bit FMA, 4 f32 lanes each. */
-__attribute__((target("fma"))) static void peak_f32_sse_fma(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 12, LANES = 4 };
-    __m128 a[CHAINS];
-    const __m128 vx = _mm_set1_ps(x), vy = _mm_set1_ps(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_loadu_ps(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm_fmadd_ps(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_storeu_ps(acc + LANES * c, a[c]);
-}
-
-/* sse-fma: 12 chains of 128-bit FMA, 2 f64 lanes each. */
-__attribute__((target("fma"))) static void peak_f64_sse_fma(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 12, LANES = 2 };
-    __m128d a[CHAINS];
-    const __m128d vx = _mm_set1_pd(x), vy = _mm_set1_pd(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm_loadu_pd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm_fmadd_pd(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm_storeu_pd(acc + LANES * c, a[c]);
-}
-
-/* avx2-fma: 12 chains of 256-bit FMA, 8 f32 lanes each. */
-__attribute__((target("avx,fma"))) static void peak_f32_avx2_fma(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 12, LANES = 8 };
-    __m256 a[CHAINS];
-    const __m256 vx = _mm256_set1_ps(x), vy = _mm256_set1_ps(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm256_loadu_ps(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm256_fmadd_ps(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm256_storeu_ps(acc + LANES * c, a[c]);
-}
-
-/* avx2-fma: 12 chains of 256-bit FMA, 4 f64 lanes each. */
-__attribute__((target("avx,fma"))) static void peak_f64_avx2_fma(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 12, LANES = 4 };
-    __m256d a[CHAINS];
-    const __m256d vx = _mm256_set1_pd(x), vy = _mm256_set1_pd(y);
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm256_loadu_pd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm256_fmadd_pd(a[c], vx, vy);
-    }
-#pragma GCC unroll 12
-    for (int c = 0; c < CHAINS; c++)
-        _mm256_storeu_pd(acc + LANES * c, a[c]);
-}
-
-/* avx512-fma: 24 chains of 512-bit FMA, 16 f32 lanes each. */
-__attribute__((target("avx512f"))) static void peak_f32_avx512_fma(uint64_t iters, float x, float y, float *acc)
-{
-    enum { CHAINS = 24, LANES = 16 };
-    __m512 a[CHAINS];
-    const __m512 vx = _mm512_set1_ps(x), vy = _mm512_set1_ps(y);
-#pragma GCC unroll 24
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm512_loadu_ps(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 24
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm512_fmadd_ps(a[c], vx, vy);
-    }
-#pragma GCC unroll 24
-    for (int c = 0; c < CHAINS; c++)
-        _mm512_storeu_ps(acc + LANES * c, a[c]);
-}
-
-/* avx512-fma: 24 chains of 512-bit FMA, 8 f64 lanes each. */
-__attribute__((target("avx512f"))) static void peak_f64_avx512_fma(uint64_t iters, double x, double y, double *acc)
-{
-    enum { CHAINS = 24, LANES = 8 };
-    __m512d a[CHAINS];
-    const __m512d vx = _mm512_set1_pd(x), vy = _mm512_set1_pd(y);
-#pragma GCC unroll 24
-    for (int c = 0; c < CHAINS; c++)
-        a[c] = _mm512_loadu_pd(acc + LANES * c);
-    for (uint64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 24
-        for (int c = 0; c < CHAINS; c++)
-            a[c] = _mm512_fmadd_pd(a[c], vx, vy);
-    }
-#pragma GCC unroll 24
-    for (int c = 0; c < CHAINS; c++)
-        _mm512_storeu_pd(acc + LANES * c, a[c]);
-}
+/* avx512-fma: 24 chains of 512-bit FMA, 16 f32 or 8 f64 lanes each. */
+PEAK_KERNEL(peak_f32_avx512_fma, AVX512, float, __m512, 24, 16,
+            _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+            _mm512_fmadd_ps)
+PEAK_KERNEL(peak_f64_avx512_fma, AVX512, double, __m512d, 24, 8,
+            _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd,
+            _mm512_fmadd_pd)
 
 /* Widest first within each width: FMA before multiply + add. */
 const rb_peak_variant rb_peak_variants[] = {

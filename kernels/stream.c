@@ -23,246 +23,101 @@
 #include "ceiling.h"
 
 
-/* sse2: 128-bit registers, 2 elements each, 32 per block. */
-static void read_sse2(const uint64_t *a, size_t n, uint64_t reps,
-                          uint64_t *sums)
-{
-    enum { L = 2, ACC = 8 };
-    __m128i acc[ACC];
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        acc[r] = _mm_loadu_si128((const void *)(sums + L * r));
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 32
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                acc[r % ACC] =
-                    _mm_add_epi64(acc[r % ACC], _mm_loadu_si128((const void *)(a + i + L * r)));
-        }
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        _mm_storeu_si128((void *)(sums + L * r), acc[r]);
-}
+#define PRAGMA(x) _Pragma(#x)
 
-static void write_sse2(double *a, size_t n, uint64_t reps, double v)
-{
-    enum { L = 2 };
-    const __m128d vv = _mm_set1_pd(v);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 32
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm_storeu_pd(a + i + L * r, vv);
-        }
-}
+/* One vector width's read, write, copy, triad and schoenauer: L elements a
+ * register of VI (64-bit integers, for read) or VD (doubles), U = the
+ * registers a block (RB_STREAM_BLOCK / L, a literal for the unroll
+ * pragmas), P the intrinsics' prefix, SI the integer vector's suffix. */
+#define RB_STREAM_WIDTH(W, TARGET, VI, VD, L, U, P, SI)                        \
+    TARGET static void read_##W(const uint64_t *a, size_t n, uint64_t reps,   \
+                                uint64_t *sums)                               \
+    {                                                                          \
+        enum { ACC = 8 };                                                      \
+        VI acc[ACC];                                                           \
+        PRAGMA(GCC unroll 8)                                                   \
+        for (int r = 0; r < ACC; r++)                                          \
+            acc[r] = P##_loadu_##SI((const void *)(sums + L * r));             \
+        for (uint64_t rep = 0; rep < reps; rep++)                              \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
+                PRAGMA(GCC unroll U)                                           \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                    acc[r % ACC] = P##_add_epi64(                              \
+                        acc[r % ACC],                                          \
+                        P##_loadu_##SI((const void *)(a + i + L * r)));        \
+            }                                                                  \
+        PRAGMA(GCC unroll 8)                                                   \
+        for (int r = 0; r < ACC; r++)                                          \
+            P##_storeu_##SI((void *)(sums + L * r), acc[r]);                   \
+    }                                                                          \
+                                                                               \
+    TARGET static void write_##W(double *a, size_t n, uint64_t reps,          \
+                                 double v)                                     \
+    {                                                                          \
+        const VD vv = P##_set1_pd(v);                                          \
+        for (uint64_t rep = 0; rep < reps; rep++)                              \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
+                PRAGMA(GCC unroll U)                                           \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                    P##_storeu_pd(a + i + L * r, vv);                          \
+            }                                                                  \
+    }                                                                          \
+                                                                               \
+    TARGET static void copy_##W(double *restrict a, const double *restrict b, \
+                                size_t n, uint64_t reps)                       \
+    {                                                                          \
+        for (uint64_t rep = 0; rep < reps; rep++)                              \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
+                PRAGMA(GCC unroll U)                                           \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                    P##_storeu_pd(a + i + L * r, P##_loadu_pd(b + i + L * r)); \
+            }                                                                  \
+    }                                                                          \
+                                                                               \
+    TARGET static void triad_##W(double *restrict a,                          \
+                                 const double *restrict b,                     \
+                                 const double *restrict c, double s, size_t n, \
+                                 uint64_t reps)                                \
+    {                                                                          \
+        const VD vs = P##_set1_pd(s);                                          \
+        for (uint64_t rep = 0; rep < reps; rep++)                              \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
+                PRAGMA(GCC unroll U)                                           \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                    P##_storeu_pd(                                             \
+                        a + i + L * r,                                         \
+                        P##_add_pd(P##_loadu_pd(b + i + L * r),                \
+                                   P##_mul_pd(vs,                              \
+                                              P##_loadu_pd(c + i + L * r))));  \
+            }                                                                  \
+    }                                                                          \
+                                                                               \
+    TARGET static void schoenauer_##W(                                        \
+        double *restrict a, const double *restrict b,                          \
+        const double *restrict c, const double *restrict d, size_t n,          \
+        uint64_t reps)                                                         \
+    {                                                                          \
+        for (uint64_t rep = 0; rep < reps; rep++)                              \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
+                PRAGMA(GCC unroll U)                                           \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                    P##_storeu_pd(                                             \
+                        a + i + L * r,                                         \
+                        P##_add_pd(P##_loadu_pd(b + i + L * r),                \
+                                   P##_mul_pd(P##_loadu_pd(c + i + L * r),     \
+                                              P##_loadu_pd(d + i + L * r))));  \
+            }                                                                  \
+    }
 
-static void copy_sse2(double *restrict a, const double *restrict b,
-                          size_t n, uint64_t reps)
-{
-    enum { L = 2 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 32
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm_storeu_pd(a + i + L * r, _mm_loadu_pd(b + i + L * r));
-        }
-}
+#define RB_NO_TARGET
+#define RB_AVX2 __attribute__((target("avx,avx2")))
+#define RB_AVX512 __attribute__((target("avx512f")))
 
-static void triad_sse2(double *restrict a, const double *restrict b,
-                           const double *restrict c, double s, size_t n,
-                           uint64_t reps)
-{
-    enum { L = 2 };
-    const __m128d vs = _mm_set1_pd(s);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 32
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm_storeu_pd(a + i + L * r,
-                     _mm_add_pd(_mm_loadu_pd(b + i + L * r),
-                           _mm_mul_pd(vs, _mm_loadu_pd(c + i + L * r))));
-        }
-}
-
-/* avx2: 256-bit registers, 4 elements each, 16 per block. */
-__attribute__((target("avx,avx2")))
-static void read_avx2(const uint64_t *a, size_t n, uint64_t reps,
-                          uint64_t *sums)
-{
-    enum { L = 4, ACC = 8 };
-    __m256i acc[ACC];
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        acc[r] = _mm256_loadu_si256((const void *)(sums + L * r));
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 16
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                acc[r % ACC] =
-                    _mm256_add_epi64(acc[r % ACC], _mm256_loadu_si256((const void *)(a + i + L * r)));
-        }
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        _mm256_storeu_si256((void *)(sums + L * r), acc[r]);
-}
-
-__attribute__((target("avx,avx2")))
-static void write_avx2(double *a, size_t n, uint64_t reps, double v)
-{
-    enum { L = 4 };
-    const __m256d vv = _mm256_set1_pd(v);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 16
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm256_storeu_pd(a + i + L * r, vv);
-        }
-}
-
-__attribute__((target("avx,avx2")))
-static void copy_avx2(double *restrict a, const double *restrict b,
-                          size_t n, uint64_t reps)
-{
-    enum { L = 4 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 16
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm256_storeu_pd(a + i + L * r, _mm256_loadu_pd(b + i + L * r));
-        }
-}
-
-__attribute__((target("avx,avx2")))
-static void triad_avx2(double *restrict a, const double *restrict b,
-                           const double *restrict c, double s, size_t n,
-                           uint64_t reps)
-{
-    enum { L = 4 };
-    const __m256d vs = _mm256_set1_pd(s);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 16
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm256_storeu_pd(a + i + L * r,
-                     _mm256_add_pd(_mm256_loadu_pd(b + i + L * r),
-                           _mm256_mul_pd(vs, _mm256_loadu_pd(c + i + L * r))));
-        }
-}
-
-/* avx512: 512-bit registers, 8 elements each, 8 per block. */
-__attribute__((target("avx512f")))
-static void read_avx512(const uint64_t *a, size_t n, uint64_t reps,
-                          uint64_t *sums)
-{
-    enum { L = 8, ACC = 8 };
-    __m512i acc[ACC];
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        acc[r] = _mm512_loadu_si512((const void *)(sums + L * r));
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 8
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                acc[r % ACC] =
-                    _mm512_add_epi64(acc[r % ACC], _mm512_loadu_si512((const void *)(a + i + L * r)));
-        }
-#pragma GCC unroll 8
-    for (int r = 0; r < ACC; r++)
-        _mm512_storeu_si512((void *)(sums + L * r), acc[r]);
-}
-
-__attribute__((target("avx512f")))
-static void write_avx512(double *a, size_t n, uint64_t reps, double v)
-{
-    enum { L = 8 };
-    const __m512d vv = _mm512_set1_pd(v);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 8
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm512_storeu_pd(a + i + L * r, vv);
-        }
-}
-
-__attribute__((target("avx512f")))
-static void copy_avx512(double *restrict a, const double *restrict b,
-                          size_t n, uint64_t reps)
-{
-    enum { L = 8 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 8
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm512_storeu_pd(a + i + L * r, _mm512_loadu_pd(b + i + L * r));
-        }
-}
-
-__attribute__((target("avx512f")))
-static void triad_avx512(double *restrict a, const double *restrict b,
-                           const double *restrict c, double s, size_t n,
-                           uint64_t reps)
-{
-    enum { L = 8 };
-    const __m512d vs = _mm512_set1_pd(s);
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 8
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm512_storeu_pd(a + i + L * r,
-                     _mm512_add_pd(_mm512_loadu_pd(b + i + L * r),
-                           _mm512_mul_pd(vs, _mm512_loadu_pd(c + i + L * r))));
-        }
-}
-
-static void schoenauer_sse2(double *restrict a, const double *restrict b,
-                                const double *restrict c,
-                                const double *restrict d, size_t n,
-                                uint64_t reps)
-{
-    enum { L = 2 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 32
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm_storeu_pd(a + i + L * r,
-                     _mm_add_pd(_mm_loadu_pd(b + i + L * r),
-                           _mm_mul_pd(_mm_loadu_pd(c + i + L * r), _mm_loadu_pd(d + i + L * r))));
-        }
-}
-
-__attribute__((target("avx,avx2")))
-static void schoenauer_avx2(double *restrict a, const double *restrict b,
-                                const double *restrict c,
-                                const double *restrict d, size_t n,
-                                uint64_t reps)
-{
-    enum { L = 4 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 16
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm256_storeu_pd(a + i + L * r,
-                     _mm256_add_pd(_mm256_loadu_pd(b + i + L * r),
-                           _mm256_mul_pd(_mm256_loadu_pd(c + i + L * r), _mm256_loadu_pd(d + i + L * r))));
-        }
-}
-
-__attribute__((target("avx512f")))
-static void schoenauer_avx512(double *restrict a, const double *restrict b,
-                                const double *restrict c,
-                                const double *restrict d, size_t n,
-                                uint64_t reps)
-{
-    enum { L = 8 };
-    for (uint64_t rep = 0; rep < reps; rep++)
-        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {
-#pragma GCC unroll 8
-            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)
-                _mm512_storeu_pd(a + i + L * r,
-                     _mm512_add_pd(_mm512_loadu_pd(b + i + L * r),
-                           _mm512_mul_pd(_mm512_loadu_pd(c + i + L * r), _mm512_loadu_pd(d + i + L * r))));
-        }
-}
+/* sse2: 128-bit registers, 2 elements each, 32 per block; avx2: 256-bit,
+ * 4 elements, 16 per block; avx512: 512-bit, 8 elements, 8 per block. */
+RB_STREAM_WIDTH(sse2, RB_NO_TARGET, __m128i, __m128d, 2, 32, _mm, si128)
+RB_STREAM_WIDTH(avx2, RB_AVX2, __m256i, __m256d, 4, 16, _mm256, si256)
+RB_STREAM_WIDTH(avx512, RB_AVX512, __m512i, __m512d, 8, 8, _mm512, si512)
 
 /* read2 and read4: the read kernel over two or four arrays at once, one
  * load from each in turn into the same eight accumulators, as a dot
@@ -294,23 +149,18 @@ static void schoenauer_avx512(double *restrict a, const double *restrict b,
             STOREU((void *)(sums + L * r), acc[r]);                         \
     }
 
-#define RB_NO_TARGET
 RB_READ_STREAMS(read2_sse2, RB_NO_TARGET, __m128i, _mm_loadu_si128,
                 _mm_add_epi64, _mm_storeu_si128, 2, 2)
 RB_READ_STREAMS(read4_sse2, RB_NO_TARGET, __m128i, _mm_loadu_si128,
                 _mm_add_epi64, _mm_storeu_si128, 2, 4)
-RB_READ_STREAMS(read2_avx2, __attribute__((target("avx,avx2"))), __m256i,
-                _mm256_loadu_si256, _mm256_add_epi64, _mm256_storeu_si256, 4,
-                2)
-RB_READ_STREAMS(read4_avx2, __attribute__((target("avx,avx2"))), __m256i,
-                _mm256_loadu_si256, _mm256_add_epi64, _mm256_storeu_si256, 4,
-                4)
-RB_READ_STREAMS(read2_avx512, __attribute__((target("avx512f"))), __m512i,
-                _mm512_loadu_si512, _mm512_add_epi64, _mm512_storeu_si512, 8,
-                2)
-RB_READ_STREAMS(read4_avx512, __attribute__((target("avx512f"))), __m512i,
-                _mm512_loadu_si512, _mm512_add_epi64, _mm512_storeu_si512, 8,
-                4)
+RB_READ_STREAMS(read2_avx2, RB_AVX2, __m256i, _mm256_loadu_si256,
+                _mm256_add_epi64, _mm256_storeu_si256, 4, 2)
+RB_READ_STREAMS(read4_avx2, RB_AVX2, __m256i, _mm256_loadu_si256,
+                _mm256_add_epi64, _mm256_storeu_si256, 4, 4)
+RB_READ_STREAMS(read2_avx512, RB_AVX512, __m512i, _mm512_loadu_si512,
+                _mm512_add_epi64, _mm512_storeu_si512, 8, 2)
+RB_READ_STREAMS(read4_avx512, RB_AVX512, __m512i, _mm512_loadu_si512,
+                _mm512_add_epi64, _mm512_storeu_si512, 8, 4)
 
 /* Widest first. */
 const rb_stream_variant rb_stream_variants[] = {
