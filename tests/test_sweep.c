@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "kernel.h"
+#include "report_sweep.h"
 #include "sweep.h"
 
 #define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b))
@@ -189,8 +191,54 @@ static void test_weights(void)
                        "L2, DRAM)");
 }
 
+/* The curve whose plateau caps another's past the ridge: the same kernel,
+ * dtype and team with the fastest weights measured, only when faster. */
+static void test_fastest_sibling(void)
+{
+    const rb_kernel *blk = rb_kernel_find("matmul_blocked"),
+                    *obl = rb_kernel_find("matmul_openblas");
+    CHECK(blk != NULL && obl != NULL);
+    sweep_curve c[7];
+    memset(c, 0, sizeof(c));
+    const struct {
+        int level, d, t;
+        const rb_kernel *k;
+        double bw, plateau;
+    } spec[7] = {
+        {0, 0, 0, blk, 150.0, 130.0}, /* L2 */
+        {1, 0, 0, blk, 30.0, 120.0},  /* L3 */
+        {2, 0, 0, blk, 18.0, 110.0},  /* DRAM */
+        {0, 0, 0, obl, 150.0, 125.0}, /* another kernel */
+        {0, 1, 0, blk, 150.0, 60.0},  /* another dtype */
+        {0, 0, 1, blk, 300.0, 250.0}, /* another team */
+        {3, 0, 0, blk, 400.0, 0.0},   /* faster, but no plateau */
+    };
+    for (int i = 0; i < 7; i++) {
+        c[i].level = spec[i].level;
+        c[i].d = spec[i].d;
+        c[i].t = spec[i].t;
+        c[i].kernel = spec[i].k;
+        c[i].has_roof = 1;
+        c[i].peak = 190.0;
+        c[i].bw = spec[i].bw;
+        c[i].has_knee = spec[i].plateau > 0.0;
+        c[i].knee.plateau = spec[i].plateau;
+    }
+    const sweep_analysis a = {c, 7};
+    CHECK(report_sweep_fastest_sibling(&a, &c[2]) == &c[0]);
+    CHECK(report_sweep_fastest_sibling(&a, &c[1]) == &c[0]);
+    CHECK(report_sweep_fastest_sibling(&a, &c[0]) == NULL);
+    CHECK(report_sweep_fastest_sibling(&a, &c[3]) == NULL);
+    CHECK(report_sweep_fastest_sibling(&a, &c[4]) == NULL);
+    CHECK(report_sweep_fastest_sibling(&a, &c[5]) == NULL);
+    /* a curve without a roof has no sibling to compare with */
+    c[2].has_roof = 0;
+    CHECK(report_sweep_fastest_sibling(&a, &c[2]) == NULL);
+}
+
 int main(void)
 {
+    test_fastest_sibling();
     test_grid();
     test_ridge();
     test_knee();

@@ -693,6 +693,45 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
     }
 }
 
+const sweep_curve *report_sweep_fastest_sibling(const sweep_analysis *a,
+                                                const sweep_curve *c)
+{
+    const sweep_curve *best = NULL;
+    for (size_t i = 0; c->has_roof && i < a->ncurves; i++) {
+        const sweep_curve *o = &a->curves[i];
+        if (o != c && o->kernel == c->kernel && o->d == c->d && o->t == c->t &&
+            o->level != c->level && o->has_roof && o->has_knee &&
+            o->knee.plateau > 0.0 && o->bw > c->bw &&
+            (!best || o->bw > best->bw))
+            best = o;
+    }
+    return best;
+}
+
+/* Under a level slower than another this run measured: each matmul's
+ * plateau with the fastest weights, against the peak. Past the ridge the
+ * roof is the peak at every level, so that plateau, not the memory, is
+ * what caps the points there. */
+static void ceiling_line(const sweep_doc *doc, const sweep_analysis *a,
+                         const sweep_curve *const *cs, int nc, FILE *f)
+{
+    int said = 0;
+    for (int k = 0; k < nc; k++) {
+        const sweep_curve *o = report_sweep_fastest_sibling(a, cs[k]);
+        if (!o || cs[k]->kernel->op != RB_OP_MATMUL || !(o->peak > 0.0))
+            continue;
+        fprintf(f, "%s %s %.0f%% (%s weights)",
+                said++ ? ";"
+                       : "plateau with the fastest weights, of the peak (past "
+                         "the ridge the roof is the peak, so this caps "
+                         "%roof there):",
+                cs[k]->kernel->name, 100.0 * o->knee.plateau / o->peak,
+                doc->plan->levels[o->level].name);
+    }
+    if (said)
+        fprintf(f, "\n");
+}
+
 /* Each curve's rate at its first and its last B: the contrast batched
  * stays flat (its intensity does not grow with B) while a matmul rises. */
 static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
@@ -783,6 +822,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         fprintf(f, "\n");
     }
     target_line(doc, cs, nc, f);
+    ceiling_line(doc, a, cs, nc, f);
     rise_line(doc, cs, nc, f);
 }
 
