@@ -172,19 +172,29 @@ void report_sweep_analysis_free(sweep_analysis *a)
     memset(a, 0, sizeof(*a));
 }
 
-/* The curve of the same kernel, dtype and team at the level with the
- * lowest bandwidth (where the weights stream from farthest), or NULL. */
-static const sweep_curve *slowest_of(const sweep_analysis *a,
-                                     const sweep_curve *c)
+/* The curve of the same kernel, dtype and team, among those with a roof
+ * and a knee, at the level with the lowest bandwidth (fastest = 0: where
+ * the weights stream from farthest) or the highest (fastest = 1); or
+ * NULL. */
+static const sweep_curve *extreme_of(const sweep_analysis *a,
+                                     const sweep_curve *c, int fastest)
 {
     const sweep_curve *best = NULL;
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *o = &a->curves[i];
         if (o->d == c->d && o->t == c->t && o->kernel == c->kernel &&
-            o->has_roof && o->has_knee && (!best || o->bw < best->bw))
+            o->has_roof && o->has_knee &&
+            (!best || (fastest ? o->bw > best->bw : o->bw < best->bw)))
             best = o;
     }
     return best;
+}
+
+const sweep_curve *report_sweep_fastest_sibling(const sweep_analysis *a,
+                                                const sweep_curve *c)
+{
+    const sweep_curve *f = c->has_roof ? extreme_of(a, c, 1) : NULL;
+    return f && f != c && f->bw > c->bw && f->knee.plateau > 0.0 ? f : NULL;
 }
 
 /* The predicted threshold of a profile at the sweep's largest weights
@@ -304,7 +314,17 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
                    jd_num(c->knee.knee[0] / k));
         }
     }
-    const sweep_curve *s = slowest_of(a, c);
+    const sweep_curve *fast = report_sweep_fastest_sibling(a, c);
+    if (fast && fast->peak > 0.0)
+        jd_set(jd, o, "fastest_weights",
+               jd_pack(jd, "{s:s, s:o, s:o, s:s}", "level",
+                       plan->levels[fast->level].name, "plateau_gflops",
+                       jd_num(fast->knee.plateau), "plateau_of_peak",
+                       jd_num(fast->knee.plateau / fast->peak), "why",
+                       "past the ridge B the roof is the peak at every "
+                       "level: this plateau caps the fraction reached there, "
+                       "noise aside"));
+    const sweep_curve *s = extreme_of(a, c, 0);
     /* a ratio over a knee at the first point (an upper bound) is not
      * bounded: none */
     if (s && s != c && c->has_roof && c->has_knee && s->bw > 0.0 &&
@@ -693,21 +713,6 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
     }
 }
 
-const sweep_curve *report_sweep_fastest_sibling(const sweep_analysis *a,
-                                                const sweep_curve *c)
-{
-    const sweep_curve *best = NULL;
-    for (size_t i = 0; c->has_roof && i < a->ncurves; i++) {
-        const sweep_curve *o = &a->curves[i];
-        if (o != c && o->kernel == c->kernel && o->d == c->d && o->t == c->t &&
-            o->level != c->level && o->has_roof && o->has_knee &&
-            o->knee.plateau > 0.0 && o->bw > c->bw &&
-            (!best || o->bw > best->bw))
-            best = o;
-    }
-    return best;
-}
-
 /* Under a level slower than another this run measured: each matmul's
  * plateau with the fastest weights, against the peak. Past the ridge the
  * roof is the peak at every level, so that plateau, not the memory, is
@@ -724,7 +729,7 @@ static void ceiling_line(const sweep_doc *doc, const sweep_analysis *a,
                 said++ ? ";"
                        : "plateau with the fastest weights, of the peak (past "
                          "the ridge the roof is the peak, so this caps "
-                         "%roof there):",
+                         "%roof there, noise aside):",
                 cs[k]->kernel->name, 100.0 * o->knee.plateau / o->peak,
                 doc->plan->levels[o->level].name);
     }
@@ -872,7 +877,7 @@ static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     int header = 0;
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
-        const sweep_curve *s = slowest_of(a, c);
+        const sweep_curve *s = extreme_of(a, c, 0);
         if (!s || s == c || !c->has_roof || !c->has_knee ||
             s->knee.at_first[0])
             continue;
