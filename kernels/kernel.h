@@ -142,8 +142,9 @@ typedef struct {
 
 /* A cache claiming more than this per core is not believed: some virtual
  * machines' CPUID reports the whole host's L3 to a guest of two cores.
- * The blocked matmul then blocks on its defaults (gemm_cntx.c), and
- * `roofbench ceilings` calls the size implausible. */
+ * The blocked matmul then blocks on its defaults (gemm_cntx.c); in a
+ * virtual machine `roofbench ceilings` calls the size implausible and
+ * ends its default sweep 8x past this much a core (host_cache_of). */
 #define RB_CACHE_PER_CORE_MAX ((size_t)64 << 20)
 
 void rb_configure(const rb_config *cfg);

@@ -38,32 +38,32 @@ static inline __m128 muladd_ps(__m128 a, __m128 x, __m128 y)
 }
 
 
-#define PRAGMA(x) _Pragma(#x)
+#define PEAK_PRAGMA(x) _Pragma(#x)
 
 /* One variant: CH chains of VEC registers (LANES lanes of T each), the
  * update acc = OP(acc, x, y). ATTR is its target attribute (none for the
  * SSE2 baseline of x86-64). */
 #define PEAK_KERNEL(NAME, ATTR, T, VEC, CH, LANES, SET, LOAD, STORE, OP)      \
     ATTR static void NAME(uint64_t iters, T x, T y, T *acc)                   \
-    {                                                                          \
-        VEC a[CH];                                                             \
-        const VEC vx = SET(x), vy = SET(y);                                    \
-        PRAGMA(GCC unroll CH)                                                  \
-        for (int c = 0; c < CH; c++)                                           \
-            a[c] = LOAD(acc + LANES * c);                                      \
-        for (uint64_t i = 0; i < iters; i++) {                                 \
-            PRAGMA(GCC unroll CH)                                              \
-            for (int c = 0; c < CH; c++)                                       \
-                a[c] = OP(a[c], vx, vy);                                       \
-        }                                                                      \
-        PRAGMA(GCC unroll CH)                                                  \
-        for (int c = 0; c < CH; c++)                                           \
-            STORE(acc + LANES * c, a[c]);                                      \
+    {                                                                         \
+        VEC a[CH];                                                            \
+        const VEC vx = SET(x), vy = SET(y);                                   \
+        PEAK_PRAGMA(GCC unroll CH)                                            \
+        for (int c = 0; c < CH; c++)                                          \
+            a[c] = LOAD(acc + LANES * c);                                     \
+        for (uint64_t i = 0; i < iters; i++) {                                \
+            PEAK_PRAGMA(GCC unroll CH)                                        \
+            for (int c = 0; c < CH; c++)                                      \
+                a[c] = OP(a[c], vx, vy);                                      \
+        }                                                                     \
+        PEAK_PRAGMA(GCC unroll CH)                                            \
+        for (int c = 0; c < CH; c++)                                          \
+            STORE(acc + LANES * c, a[c]);                                     \
     }
 
-#define FMA __attribute__((target("fma")))
-#define AVX2 __attribute__((target("avx,fma")))
-#define AVX512 __attribute__((target("avx512f")))
+#define PEAK_FMA __attribute__((target("fma")))
+#define PEAK_AVX2_FMA __attribute__((target("avx,fma")))
+#define PEAK_AVX512 __attribute__((target("avx512f")))
 
 /* scalar-sse2 and scalar-fma: 12 chains of 64-bit multiply + add or FMA,
  * one lane each. */
@@ -71,10 +71,10 @@ PEAK_KERNEL(peak_f32_scalar_sse2, , float, __m128, 12, 1, _mm_set_ss,
             _mm_load_ss, _mm_store_ss, muladd_ss)
 PEAK_KERNEL(peak_f64_scalar_sse2, , double, __m128d, 12, 1, _mm_set_sd,
             _mm_load_sd, _mm_store_sd, muladd_sd)
-PEAK_KERNEL(peak_f32_scalar_fma, FMA, float, __m128, 12, 1, _mm_set_ss,
-            _mm_load_ss, _mm_store_ss, _mm_fmadd_ss)
-PEAK_KERNEL(peak_f64_scalar_fma, FMA, double, __m128d, 12, 1, _mm_set_sd,
-            _mm_load_sd, _mm_store_sd, _mm_fmadd_sd)
+PEAK_KERNEL(peak_f32_scalar_fma, PEAK_FMA, float, __m128, 12, 1,
+            _mm_set_ss, _mm_load_ss, _mm_store_ss, _mm_fmadd_ss)
+PEAK_KERNEL(peak_f64_scalar_fma, PEAK_FMA, double, __m128d, 12, 1,
+            _mm_set_sd, _mm_load_sd, _mm_store_sd, _mm_fmadd_sd)
 
 /* sse2 and sse-fma: 12 chains of 128-bit multiply + add or FMA, 4 f32 or
  * 2 f64 lanes each. */
@@ -82,22 +82,24 @@ PEAK_KERNEL(peak_f32_sse2, , float, __m128, 12, 4, _mm_set1_ps, _mm_loadu_ps,
             _mm_storeu_ps, muladd_ps)
 PEAK_KERNEL(peak_f64_sse2, , double, __m128d, 12, 2, _mm_set1_pd,
             _mm_loadu_pd, _mm_storeu_pd, muladd_pd)
-PEAK_KERNEL(peak_f32_sse_fma, FMA, float, __m128, 12, 4, _mm_set1_ps,
+PEAK_KERNEL(peak_f32_sse_fma, PEAK_FMA, float, __m128, 12, 4, _mm_set1_ps,
             _mm_loadu_ps, _mm_storeu_ps, _mm_fmadd_ps)
-PEAK_KERNEL(peak_f64_sse_fma, FMA, double, __m128d, 12, 2, _mm_set1_pd,
-            _mm_loadu_pd, _mm_storeu_pd, _mm_fmadd_pd)
+PEAK_KERNEL(peak_f64_sse_fma, PEAK_FMA, double, __m128d, 12, 2,
+            _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_fmadd_pd)
 
 /* avx2-fma: 12 chains of 256-bit FMA, 8 f32 or 4 f64 lanes each. */
-PEAK_KERNEL(peak_f32_avx2_fma, AVX2, float, __m256, 12, 8, _mm256_set1_ps,
-            _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps)
-PEAK_KERNEL(peak_f64_avx2_fma, AVX2, double, __m256d, 12, 4, _mm256_set1_pd,
-            _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd)
+PEAK_KERNEL(peak_f32_avx2_fma, PEAK_AVX2_FMA, float, __m256, 12, 8,
+            _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+            _mm256_fmadd_ps)
+PEAK_KERNEL(peak_f64_avx2_fma, PEAK_AVX2_FMA, double, __m256d, 12, 4,
+            _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+            _mm256_fmadd_pd)
 
 /* avx512-fma: 24 chains of 512-bit FMA, 16 f32 or 8 f64 lanes each. */
-PEAK_KERNEL(peak_f32_avx512_fma, AVX512, float, __m512, 24, 16,
+PEAK_KERNEL(peak_f32_avx512_fma, PEAK_AVX512, float, __m512, 24, 16,
             _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps,
             _mm512_fmadd_ps)
-PEAK_KERNEL(peak_f64_avx512_fma, AVX512, double, __m512d, 24, 8,
+PEAK_KERNEL(peak_f64_avx512_fma, PEAK_AVX512, double, __m512d, 24, 8,
             _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd,
             _mm512_fmadd_pd)
 

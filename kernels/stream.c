@@ -23,90 +23,90 @@
 #include "ceiling.h"
 
 
-#define PRAGMA(x) _Pragma(#x)
+#define RB_STREAM_PRAGMA(x) _Pragma(#x)
 
 /* One vector width's read, write, copy, triad and schoenauer: L elements a
  * register of VI (64-bit integers, for read) or VD (doubles), U = the
  * registers a block (RB_STREAM_BLOCK / L, a literal for the unroll
  * pragmas), P the intrinsics' prefix, SI the integer vector's suffix. */
-#define RB_STREAM_WIDTH(W, TARGET, VI, VD, L, U, P, SI)                        \
+#define RB_STREAM_WIDTH(W, TARGET, VI, VD, L, U, P, SI)                       \
     TARGET static void read_##W(const uint64_t *a, size_t n, uint64_t reps,   \
                                 uint64_t *sums)                               \
-    {                                                                          \
-        enum { ACC = 8 };                                                      \
-        VI acc[ACC];                                                           \
-        PRAGMA(GCC unroll 8)                                                   \
-        for (int r = 0; r < ACC; r++)                                          \
-            acc[r] = P##_loadu_##SI((const void *)(sums + L * r));             \
-        for (uint64_t rep = 0; rep < reps; rep++)                              \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
-                PRAGMA(GCC unroll U)                                           \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
-                    acc[r % ACC] = P##_add_epi64(                              \
-                        acc[r % ACC],                                          \
-                        P##_loadu_##SI((const void *)(a + i + L * r)));        \
-            }                                                                  \
-        PRAGMA(GCC unroll 8)                                                   \
-        for (int r = 0; r < ACC; r++)                                          \
-            P##_storeu_##SI((void *)(sums + L * r), acc[r]);                   \
-    }                                                                          \
-                                                                               \
+    {                                                                         \
+        enum { ACC = 8 };                                                     \
+        VI acc[ACC];                                                          \
+        RB_STREAM_PRAGMA(GCC unroll 8)                                        \
+        for (int r = 0; r < ACC; r++)                                         \
+            acc[r] = P##_loadu_##SI((const void *)(sums + L * r));            \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                RB_STREAM_PRAGMA(GCC unroll U)                                \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
+                    acc[r % ACC] = P##_add_epi64(                             \
+                        acc[r % ACC],                                         \
+                        P##_loadu_##SI((const void *)(a + i + L * r)));       \
+            }                                                                 \
+        RB_STREAM_PRAGMA(GCC unroll 8)                                        \
+        for (int r = 0; r < ACC; r++)                                         \
+            P##_storeu_##SI((void *)(sums + L * r), acc[r]);                  \
+    }                                                                         \
+                                                                              \
     TARGET static void write_##W(double *a, size_t n, uint64_t reps,          \
-                                 double v)                                     \
-    {                                                                          \
-        const VD vv = P##_set1_pd(v);                                          \
-        for (uint64_t rep = 0; rep < reps; rep++)                              \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
-                PRAGMA(GCC unroll U)                                           \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
-                    P##_storeu_pd(a + i + L * r, vv);                          \
-            }                                                                  \
-    }                                                                          \
-                                                                               \
+                                 double v)                                    \
+    {                                                                         \
+        const VD vv = P##_set1_pd(v);                                         \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                RB_STREAM_PRAGMA(GCC unroll U)                                \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
+                    P##_storeu_pd(a + i + L * r, vv);                         \
+            }                                                                 \
+    }                                                                         \
+                                                                              \
     TARGET static void copy_##W(double *restrict a, const double *restrict b, \
-                                size_t n, uint64_t reps)                       \
-    {                                                                          \
-        for (uint64_t rep = 0; rep < reps; rep++)                              \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
-                PRAGMA(GCC unroll U)                                           \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
+                                size_t n, uint64_t reps)                      \
+    {                                                                         \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                RB_STREAM_PRAGMA(GCC unroll U)                                \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
                     P##_storeu_pd(a + i + L * r, P##_loadu_pd(b + i + L * r)); \
-            }                                                                  \
-    }                                                                          \
-                                                                               \
+            }                                                                 \
+    }                                                                         \
+                                                                              \
     TARGET static void triad_##W(double *restrict a,                          \
-                                 const double *restrict b,                     \
+                                 const double *restrict b,                    \
                                  const double *restrict c, double s, size_t n, \
-                                 uint64_t reps)                                \
-    {                                                                          \
-        const VD vs = P##_set1_pd(s);                                          \
-        for (uint64_t rep = 0; rep < reps; rep++)                              \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
-                PRAGMA(GCC unroll U)                                           \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
-                    P##_storeu_pd(                                             \
-                        a + i + L * r,                                         \
-                        P##_add_pd(P##_loadu_pd(b + i + L * r),                \
-                                   P##_mul_pd(vs,                              \
-                                              P##_loadu_pd(c + i + L * r))));  \
-            }                                                                  \
-    }                                                                          \
-                                                                               \
+                                 uint64_t reps)                               \
+    {                                                                         \
+        const VD vs = P##_set1_pd(s);                                         \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                RB_STREAM_PRAGMA(GCC unroll U)                                \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
+                    P##_storeu_pd(                                            \
+                        a + i + L * r,                                        \
+                        P##_add_pd(P##_loadu_pd(b + i + L * r),               \
+                                   P##_mul_pd(vs,                             \
+                                              P##_loadu_pd(c + i + L * r)))); \
+            }                                                                 \
+    }                                                                         \
+                                                                              \
     TARGET static void schoenauer_##W(                                        \
-        double *restrict a, const double *restrict b,                          \
-        const double *restrict c, const double *restrict d, size_t n,          \
-        uint64_t reps)                                                         \
-    {                                                                          \
-        for (uint64_t rep = 0; rep < reps; rep++)                              \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                  \
-                PRAGMA(GCC unroll U)                                           \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                  \
-                    P##_storeu_pd(                                             \
-                        a + i + L * r,                                         \
-                        P##_add_pd(P##_loadu_pd(b + i + L * r),                \
-                                   P##_mul_pd(P##_loadu_pd(c + i + L * r),     \
-                                              P##_loadu_pd(d + i + L * r))));  \
-            }                                                                  \
+        double *restrict a, const double *restrict b,                         \
+        const double *restrict c, const double *restrict d, size_t n,         \
+        uint64_t reps)                                                        \
+    {                                                                         \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                RB_STREAM_PRAGMA(GCC unroll U)                                \
+                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
+                    P##_storeu_pd(                                            \
+                        a + i + L * r,                                        \
+                        P##_add_pd(P##_loadu_pd(b + i + L * r),               \
+                                   P##_mul_pd(P##_loadu_pd(c + i + L * r),    \
+                                              P##_loadu_pd(d + i + L * r)))); \
+            }                                                                 \
     }
 
 #define RB_NO_TARGET
@@ -125,28 +125,28 @@ RB_STREAM_WIDTH(avx512, RB_AVX512, __m512i, __m512d, 8, 8, _mm512, si512)
  * streams keep more lines in flight than one (more L2 and DRAM prefetch
  * streams), so the best of one, two and four is the read roof: any read
  * kernel can be held to it. */
-#define RB_READ_STREAMS(NAME, TARGET, VEC, LOADU, ADD, STOREU, L, S)         \
-    TARGET static void NAME(const uint64_t *const *a, size_t n,             \
-                            uint64_t reps, uint64_t *sums)                  \
-    {                                                                       \
-        enum { ACC = 8 };                                                   \
-        VEC acc[ACC];                                                       \
-        const uint64_t *src[S];                                             \
-        for (int s = 0; s < S; s++)                                         \
-            src[s] = a[s];                                                  \
-        _Pragma("GCC unroll 8") for (int r = 0; r < ACC; r++) acc[r] =      \
-            LOADU((const void *)(sums + L * r));                            \
-        for (uint64_t rep = 0; rep < reps; rep++)                           \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {               \
-                _Pragma("GCC unroll 32") for (int r = 0;                    \
-                                              r < RB_STREAM_BLOCK / L; r++) \
-                    _Pragma("GCC unroll 4") for (int s = 0; s < S; s++)     \
-                        acc[(r * S + s) % ACC] = ADD(                       \
-                            acc[(r * S + s) % ACC],                         \
-                            LOADU((const void *)(src[s] + i + L * r)));     \
-            }                                                               \
-        _Pragma("GCC unroll 8") for (int r = 0; r < ACC; r++)               \
-            STOREU((void *)(sums + L * r), acc[r]);                         \
+#define RB_READ_STREAMS(NAME, TARGET, VEC, LOADU, ADD, STOREU, L, S)          \
+    TARGET static void NAME(const uint64_t *const *a, size_t n,               \
+                            uint64_t reps, uint64_t *sums)                    \
+    {                                                                         \
+        enum { ACC = 8 };                                                     \
+        VEC acc[ACC];                                                         \
+        const uint64_t *src[S];                                               \
+        for (int s = 0; s < S; s++)                                           \
+            src[s] = a[s];                                                    \
+        _Pragma("GCC unroll 8") for (int r = 0; r < ACC; r++) acc[r] =        \
+            LOADU((const void *)(sums + L * r));                              \
+        for (uint64_t rep = 0; rep < reps; rep++)                             \
+            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
+                _Pragma("GCC unroll 32") for (int r = 0;                      \
+                                              r < RB_STREAM_BLOCK / L; r++)   \
+                    _Pragma("GCC unroll 4") for (int s = 0; s < S; s++)       \
+                        acc[(r * S + s) % ACC] = ADD(                         \
+                            acc[(r * S + s) % ACC],                           \
+                            LOADU((const void *)(src[s] + i + L * r)));       \
+            }                                                                 \
+        _Pragma("GCC unroll 8") for (int r = 0; r < ACC; r++)                 \
+            STOREU((void *)(sums + L * r), acc[r]);                           \
     }
 
 RB_READ_STREAMS(read2_sse2, RB_NO_TARGET, __m128i, _mm_loadu_si128,

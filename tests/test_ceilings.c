@@ -503,10 +503,10 @@ static void test_operand_layout(void)
 }
 
 /* One cache level from hwloc, on synthetic topologies with known sizes:
- * a core's share, and what the level is believed to hold (every cache
- * at most RB_CACHE_PER_CORE_MAX a core below it), which the ceilings'
- * default sweep ends 8x past. */
-static void with_topology(const char *desc, hwloc_obj_type_t type,
+ * a core's share, and what the level is believed to hold (in a guest,
+ * every cache at most RB_CACHE_PER_CORE_MAX a core below it; on bare
+ * metal all of it), which the ceilings' default sweep ends 8x past. */
+static void with_topology(const char *desc, hwloc_obj_type_t type, int guest,
                           host_cache *out, host_cache *last)
 {
     hwloc_topology_t t;
@@ -516,8 +516,8 @@ static void with_topology(const char *desc, hwloc_obj_type_t type,
         return;
     if (hwloc_topology_set_synthetic(t, desc) == 0 &&
         hwloc_topology_load(t) == 0) {
-        host_cache_of(t, type, out);
-        host_last_cache(t, last);
+        host_cache_of(t, type, guest, out);
+        host_last_cache(t, guest, last);
     } else {
         fprintf(stderr, "synthetic topology refused: %s\n", desc);
         CHECK(0);
@@ -530,28 +530,32 @@ static void test_cache_levels(void)
     const double mib = 1048576.0;
     host_cache c, last;
     /* a guest's claim: 504 MiB of L3 over 2 cores, 252 MiB a core */
-    with_topology("pack:1 l3:1(size=528482304) l2:2(size=2097152) "
-                  "l1d:1(size=49152) core:1 pu:1",
-                  HWLOC_OBJ_L3CACHE, &c, &last);
+    const char *claim = "pack:1 l3:1(size=528482304) l2:2(size=2097152) "
+                        "l1d:1(size=49152) core:1 pu:1";
+    with_topology(claim, HWLOC_OBJ_L3CACHE, 1, &c, &last);
     CHECK(c.bytes == 528482304u && c.count == 1);
     CHECK(c.per_core == 264241152u && !c.plausible);
     CHECK(fabs(c.believed_bytes - 128 * mib) < 1.0);
     CHECK(last.count == 1 && fabs(last.believed_bytes - 128 * mib) < 1.0);
-    with_topology("pack:1 l3:1(size=528482304) l2:2(size=2097152) "
-                  "l1d:1(size=49152) core:1 pu:1",
-                  HWLOC_OBJ_L2CACHE, &c, &last);
+    /* the same two cores of a real 504 MiB L3 (a run restricted to them on
+     * bare metal): believed whole */
+    with_topology(claim, HWLOC_OBJ_L3CACHE, 0, &c, &last);
+    CHECK(c.per_core == 264241152u && c.plausible);
+    CHECK(fabs(c.believed_bytes - 504 * mib) < 1.0);
+    CHECK(fabs(last.believed_bytes - 504 * mib) < 1.0);
+    with_topology(claim, HWLOC_OBJ_L2CACHE, 1, &c, &last);
     CHECK(c.count == 2 && c.per_core == 2097152u && c.plausible);
     CHECK(fabs(c.believed_bytes - 4 * mib) < 1.0);
     /* two 32 MiB L3s of 4 cores each: believed whole, 8 MiB a core */
     with_topology("pack:2 l3:1(size=33554432) l2:4(size=1048576) "
                   "l1d:1(size=49152) core:1 pu:2",
-                  HWLOC_OBJ_L3CACHE, &c, &last);
+                  HWLOC_OBJ_L3CACHE, 1, &c, &last);
     CHECK(c.count == 2 && c.per_core == 8388608u && c.plausible);
     CHECK(fabs(c.believed_bytes - 64 * mib) < 1.0);
     CHECK(fabs(last.believed_bytes - 64 * mib) < 1.0);
     /* no L3: the last level is L2 */
     with_topology("pack:1 l2:2(size=1048576) l1d:1(size=32768) core:1 pu:1",
-                  HWLOC_OBJ_L3CACHE, &c, &last);
+                  HWLOC_OBJ_L3CACHE, 1, &c, &last);
     CHECK(c.count == 0 && c.bytes == 0 && c.believed_bytes == 0.0);
     CHECK(last.count == 2 && last.bytes == 1048576u &&
           fabs(last.believed_bytes - 2 * mib) < 1.0);

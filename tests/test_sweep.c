@@ -211,7 +211,7 @@ static void test_fastest_sibling(void)
         {0, 0, 0, obl, 150.0, 125.0}, /* another kernel */
         {0, 1, 0, blk, 150.0, 60.0},  /* another dtype */
         {0, 0, 1, blk, 300.0, 250.0}, /* another team */
-        {3, 0, 0, blk, 400.0, 0.0},   /* faster, but no plateau */
+        {3, 0, 0, blk, 400.0, 0.0},   /* faster, but no knee */
     };
     for (int i = 0; i < 7; i++) {
         c[i].level = spec[i].level;
@@ -231,6 +231,14 @@ static void test_fastest_sibling(void)
     CHECK(report_sweep_fastest_sibling(&a, &c[3]) == NULL);
     CHECK(report_sweep_fastest_sibling(&a, &c[4]) == NULL);
     CHECK(report_sweep_fastest_sibling(&a, &c[5]) == NULL);
+    /* not a matmul: the contrast's roof is never the peak */
+    const rb_kernel *bat = rb_kernel_find("batched");
+    CHECK(bat != NULL);
+    const rb_kernel *keep = c[2].kernel;
+    c[0].kernel = c[2].kernel = bat;
+    CHECK(report_sweep_fastest_sibling(&a, &c[2]) == NULL);
+    c[0].kernel = c[2].kernel = keep;
+    CHECK(report_sweep_fastest_sibling(&a, &c[2]) == &c[0]);
     /* a curve without a roof has no sibling to compare with */
     c[2].has_roof = 0;
     CHECK(report_sweep_fastest_sibling(&a, &c[2]) == NULL);

@@ -54,7 +54,9 @@ static const flag_spec ceil_flags[] = {
      .meta = "START:END",
      .type = FLAG_TEXT,
      .off = OFF(size),
-     .def_doc = "4K to 1G or 8x the last cache, at most 64M a core of it",
+     .def_doc = "4K to the larger of 1G and 8x the last cache (in a virtual "
+                "machine at most 64M a core of it), at most a third of the "
+                "free memory",
      .help = "working sets to sweep, all threads together (suffixes K, M, "
              "G)"},
     {.name = "factor",
@@ -208,10 +210,10 @@ static int make_plan(const rb_machine *m, const ceil_opts *o,
 {
     const double mem = (double)host_mem_available();
     /* the default sweep ends at 8x the last cache: what it may be believed
-     * to hold, not a CPUID claim of hundreds of MiB a core, which would
-     * stretch the sweep to GiBs for no plateau */
+     * to hold, not a guest's CPUID claim of hundreds of MiB a core, which
+     * would stretch the sweep to GiBs for no plateau */
     host_cache llc;
-    host_last_cache(m->topo, &llc);
+    host_last_cache(m->topo, m->cpu.hypervisor, &llc);
     ceilings_plan_defaults(plan, o->quick, m->ncores, m->isa,
                            llc.believed_bytes, mem);
     const int most =

@@ -175,7 +175,7 @@ void host_name(char *buf, size_t len)
             *p = '-';
 }
 
-void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type,
+void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
                    host_cache *out)
 {
     memset(out, 0, sizeof(*out));
@@ -188,17 +188,17 @@ void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type,
     out->bytes = o->attr->cache.size;
     out->count = hwloc_get_nbobjs_by_type(topo, type);
     out->per_core = out->bytes / cores;
-    out->plausible = out->per_core <= RB_CACHE_PER_CORE_MAX;
+    out->plausible = !guest || out->per_core <= RB_CACHE_PER_CORE_MAX;
     out->believed_bytes =
         (double)out->count * (out->plausible
                                   ? (double)out->bytes
                                   : (double)RB_CACHE_PER_CORE_MAX * cores);
 }
 
-void host_last_cache(hwloc_topology_t topo, host_cache *out)
+void host_last_cache(hwloc_topology_t topo, int guest, host_cache *out)
 {
     for (int t = HWLOC_OBJ_L3CACHE; t >= HWLOC_OBJ_L1CACHE; t--) {
-        host_cache_of(topo, (hwloc_obj_type_t)t, out);
+        host_cache_of(topo, (hwloc_obj_type_t)t, guest, out);
         if (out->count > 0)
             return;
     }
@@ -232,9 +232,9 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
      * three more a day later, 0.4 to 0.67 at B = 1 to 16; other CPUs are
      * unmeasured; matmul_blocked.c). */
     host_cache l1, l2, l3;
-    host_cache_of(topo, HWLOC_OBJ_L1CACHE, &l1);
-    host_cache_of(topo, HWLOC_OBJ_L2CACHE, &l2);
-    host_cache_of(topo, HWLOC_OBJ_L3CACHE, &l3);
+    host_cache_of(topo, HWLOC_OBJ_L1CACHE, cpu.hypervisor, &l1);
+    host_cache_of(topo, HWLOC_OBJ_L2CACHE, cpu.hypervisor, &l2);
+    host_cache_of(topo, HWLOC_OBJ_L3CACHE, cpu.hypervisor, &l3);
     const rb_config cfg = {
         .isa = isa,
         .l1d = (size_t)l1.per_core,

@@ -41,10 +41,13 @@ void host_name(char *buf, size_t len);
 
 /* One cache level as hwloc reports it: the size of the first cache of
  * that type (0 where hwloc knows none), how many there are, and a core's
- * share of one (its size over the cores below it). believed_bytes is what
- * the whole level may be taken to hold: all of it, unless a core's share
- * exceeds RB_CACHE_PER_CORE_MAX (as CPUID claims in some virtual
- * machines), where each cache counts that much a core and no more. */
+ * share of one (its size over the cores below it that this process may
+ * use). believed_bytes is what the whole level may be taken to hold: all
+ * of it, unless, in a virtual machine (guest: CPUID's hypervisor bit), a
+ * core's share exceeds RB_CACHE_PER_CORE_MAX, as CPUID claims in some
+ * guests; then each cache counts that much a core and no more. On bare
+ * metal a large share is believed: it is what a run restricted to a few
+ * cores (taskset, a container) of a large L3 sees, and that L3 is real. */
 typedef struct {
     uint64_t bytes;
     int count;
@@ -53,12 +56,12 @@ typedef struct {
     double believed_bytes;
 } host_cache;
 
-void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type,
+void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
                    host_cache *out);
 
 /* The last cache level hwloc reports (L3, else L2, else L1), or all zeros
  * where it reports none. */
-void host_last_cache(hwloc_topology_t topo, host_cache *out);
+void host_last_cache(hwloc_topology_t topo, int guest, host_cache *out);
 
 /* Tells the kernels what they may use (rb_configure): the ISA mask of this
  * CPU, capped by the environment variable ROOFBENCH_ISA (avx512, avx2,

@@ -113,7 +113,8 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
             rb_stream_variants[i].bits > plan->bw_width)
             plan->bw_width = rb_stream_variants[i].bits;
     /* From a few KiB (inside any L1) to well past the last cache: at least
-     * 1 GiB, the brief's floor for DRAM, and 8x what hwloc reports. */
+     * 1 GiB, the brief's floor for DRAM, and 8x what the last cache may be
+     * believed to hold (llc_bytes: host_last_cache's believed_bytes). */
     plan->size_min = 4096.0;
     plan->past_cache_bytes = fmax(1024.0 * 1024 * 1024, 4.0 * llc_bytes);
     plan->size_max = fmax(1024.0 * 1024 * 1024, 8.0 * llc_bytes);
@@ -596,10 +597,11 @@ static const ceil_curve *one_thread_read(const ceilings_result *res)
  * than RB_CACHE_PER_CORE_MAX (64 MiB) per core, as CPUID does in some
  * virtual machines (the blocked matmul then blocks on defaults). */
 static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
-                          int level, const ceil_curve *read, ceil_cache *c)
+                          int level, int guest, const ceil_curve *read,
+                          ceil_cache *c)
 {
     host_cache hc;
-    host_cache_of(topo, type, &hc);
+    host_cache_of(topo, type, guest, &hc);
     memset(c, 0, sizeof(*c));
     snprintf(c->level, sizeof(c->level), "L%d", level);
     c->reported_bytes = (double)hc.bytes;
@@ -634,14 +636,15 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
     }
 }
 
-static void compare_caches(hwloc_topology_t topo, ceilings_result *res)
+static void compare_caches(hwloc_topology_t topo, int guest,
+                           ceilings_result *res)
 {
     static const hwloc_obj_type_t types[] = {
         HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE};
     const ceil_curve *read = one_thread_read(res);
     for (int i = 0; i < 3; i++)
         if (hwloc_get_nbobjs_by_type(topo, types[i]) > 0)
-            compare_cache(topo, types[i], i + 1, read,
+            compare_cache(topo, types[i], i + 1, guest, read,
                           &res->caches[res->ncaches++]);
 }
 
@@ -867,7 +870,7 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
         rc = measure_team(topo, plan->threads[t], plan, cpu, res, e);
     interrupt_lock();
     if (!rc && !interrupt_requested())
-        compare_caches(topo, res);
+        compare_caches(topo, cpu->hypervisor, res);
     res->interrupted = interrupt_requested() != 0;
     interrupt_unlock();
     return rc;

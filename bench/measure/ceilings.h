@@ -62,9 +62,9 @@ typedef struct {
     unsigned bw_width;           /* vector width of the sweep         */
     double size_min, size_max;   /* working set, all threads, bytes   */
     double past_cache_bytes;     /* a working set past every cache:
-                                    max(1 GiB, 4x the caches hwloc
-                                    reports); DRAM is named only when
-                                    the sweep reaches it              */
+                                    max(1 GiB, 4x what the last cache
+                                    is believed to hold); DRAM is named
+                                    only when the sweep reaches it    */
     double factor;               /* geometric step of the sweep       */
     double bw_target_bytes;      /* traffic per sample, about         */
     double min_time;             /* seconds per peak/clock sample     */
@@ -250,7 +250,9 @@ int ceilings_fma_pipes(const host_cpu *cpu, unsigned bits, const char **source);
 double ceilings_theoretical_gflops(int threads, double ghz, unsigned lanes,
                                    int pipes);
 
-/* Fills the plan's defaults for this machine (full or quick). */
+/* Fills the plan's defaults for this machine (full or quick); llc_bytes is
+ * what the last cache level may be believed to hold, all of it
+ * (host_last_cache), 0 where unknown. */
 void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
                             unsigned isa, double llc_bytes, double mem_avail);
 

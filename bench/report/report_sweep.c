@@ -193,8 +193,10 @@ static const sweep_curve *extreme_of(const sweep_analysis *a,
 const sweep_curve *report_sweep_fastest_sibling(const sweep_analysis *a,
                                                 const sweep_curve *c)
 {
-    const sweep_curve *f = c->has_roof ? extreme_of(a, c, 1) : NULL;
-    return f && f != c && f->bw > c->bw && f->knee.plateau > 0.0 ? f : NULL;
+    const sweep_curve *f = c->has_roof && c->kernel->op == RB_OP_MATMUL
+                               ? extreme_of(a, c, 1)
+                               : NULL;
+    return f && f != c && f->bw > c->bw ? f : NULL;
 }
 
 /* The predicted threshold of a profile at the sweep's largest weights
@@ -317,13 +319,15 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
     const sweep_curve *fast = report_sweep_fastest_sibling(a, c);
     if (fast && fast->peak > 0.0)
         jd_set(jd, o, "fastest_weights",
-               jd_pack(jd, "{s:s, s:o, s:o, s:s}", "level",
+               jd_pack(jd, "{s:s, s:o, s:b, s:o, s:s}", "level",
                        plan->levels[fast->level].name, "plateau_gflops",
-                       jd_num(fast->knee.plateau), "plateau_of_peak",
+                       jd_num(fast->knee.plateau), "plateau_at_last_point",
+                       fast->knee.plateau_at_end, "plateau_of_peak",
                        jd_num(fast->knee.plateau / fast->peak), "why",
                        "past the ridge B the roof is the peak at every "
-                       "level: this plateau caps the fraction reached there, "
-                       "noise aside"));
+                       "level: the fraction reached there compares with "
+                       "this plateau, where the memory is out of the way "
+                       "(P and M differ between levels)"));
     const sweep_curve *s = extreme_of(a, c, 0);
     /* a ratio over a knee at the first point (an upper bound) is not
      * bounded: none */
@@ -714,23 +718,26 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
 }
 
 /* Under a level slower than another this run measured: each matmul's
- * plateau with the fastest weights, against the peak. Past the ridge the
- * roof is the peak at every level, so that plateau, not the memory, is
- * what caps the points there. */
+ * plateau with the fastest weights, against the peak (+: the largest B
+ * was the fastest, the plateau may be higher). Past the ridge the roof is
+ * the peak at every level, so that plateau, where the memory is out of
+ * the way, is what the points there compare with (P and M differ between
+ * levels, so it is not a hard cap). */
 static void ceiling_line(const sweep_doc *doc, const sweep_analysis *a,
                          const sweep_curve *const *cs, int nc, FILE *f)
 {
     int said = 0;
     for (int k = 0; k < nc; k++) {
         const sweep_curve *o = report_sweep_fastest_sibling(a, cs[k]);
-        if (!o || cs[k]->kernel->op != RB_OP_MATMUL || !(o->peak > 0.0))
+        if (!o || !(o->peak > 0.0))
             continue;
-        fprintf(f, "%s %s %.0f%% (%s weights)",
+        fprintf(f, "%s %s %.0f%%%s (%s weights)",
                 said++ ? ";"
                        : "plateau with the fastest weights, of the peak (past "
-                         "the ridge the roof is the peak, so this caps "
-                         "%roof there, noise aside):",
+                         "the ridge the roof is the peak at every level: "
+                         "%roof there compares with this):",
                 cs[k]->kernel->name, 100.0 * o->knee.plateau / o->peak,
+                o->knee.plateau_at_end ? "+" : "",
                 doc->plan->levels[o->level].name);
     }
     if (said)

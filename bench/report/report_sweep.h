@@ -60,11 +60,12 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
                        const sweep_analysis *a, char **json_text, char *why,
                        size_t whylen, rb_err *e);
 
-/* The curve of c's kernel, dtype and team whose weights sat in the
- * fastest level this run measured, when that is faster than c's own
- * (more GB/s) and has a plateau; else NULL. Its plateau is what the
- * kernel computes at when memory is out of the way: past the ridge, where
- * c's roof is the peak, c can hardly do better. */
+/* For a matmul curve c with a roof: the curve of its kernel, dtype and
+ * team whose weights sat in the fastest level this run measured, when
+ * that is faster than c's own (more GB/s) and has a knee; else NULL. Its
+ * plateau is what the kernel computes at when memory is out of the way:
+ * past the ridge, where c's roof is the peak, c's points compare with
+ * it. */
 const sweep_curve *report_sweep_fastest_sibling(const sweep_analysis *a,
                                                 const sweep_curve *c);
 
