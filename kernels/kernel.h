@@ -140,6 +140,10 @@ typedef struct {
     rb_skinny_order skinny_order;
 } rb_config;
 
+/* A pragma from inside a macro (the unroll counts of the kernels written
+ * once per code path): RB_PRAGMA(GCC unroll N) with N a literal. */
+#define RB_PRAGMA(x) _Pragma(#x)
+
 /* A cache claiming more than this per core is not believed: some virtual
  * machines' CPUID reports the whole host's L3 to a guest of two cores.
  * The blocked matmul then blocks on its defaults (gemm_cntx.c); in a

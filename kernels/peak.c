@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "ceiling.h"
+#include "kernel.h"
 
 /* Separate multiply and add, for the SSE2 variants on CPUs without FMA. */
 static inline __m128d muladd_sd(__m128d a, __m128d x, __m128d y)
@@ -38,8 +39,6 @@ static inline __m128 muladd_ps(__m128 a, __m128 x, __m128 y)
 }
 
 
-#define PEAK_PRAGMA(x) _Pragma(#x)
-
 /* One variant: CH chains of VEC registers (LANES lanes of T each), the
  * update acc = OP(acc, x, y). ATTR is its target attribute (none for the
  * SSE2 baseline of x86-64). */
@@ -48,15 +47,15 @@ static inline __m128 muladd_ps(__m128 a, __m128 x, __m128 y)
     {                                                                         \
         VEC a[CH];                                                            \
         const VEC vx = SET(x), vy = SET(y);                                   \
-        PEAK_PRAGMA(GCC unroll CH)                                            \
+        RB_PRAGMA(GCC unroll CH)                                              \
         for (int c = 0; c < CH; c++)                                          \
             a[c] = LOAD(acc + LANES * c);                                     \
         for (uint64_t i = 0; i < iters; i++) {                                \
-            PEAK_PRAGMA(GCC unroll CH)                                        \
+            RB_PRAGMA(GCC unroll CH)                                          \
             for (int c = 0; c < CH; c++)                                      \
                 a[c] = OP(a[c], vx, vy);                                      \
         }                                                                     \
-        PEAK_PRAGMA(GCC unroll CH)                                            \
+        RB_PRAGMA(GCC unroll CH)                                              \
         for (int c = 0; c < CH; c++)                                          \
             STORE(acc + LANES * c, a[c]);                                     \
     }

@@ -21,9 +21,19 @@
 #include <immintrin.h>
 
 #include "ceiling.h"
+#include "kernel.h"
 
 
-#define RB_STREAM_PRAGMA(x) _Pragma(#x)
+/* Every kernel's loop: reps passes over n elements in blocks, STMT once
+ * for each of a block's RB_STREAM_BLOCK / L registers (r, at element
+ * i + L * r), unrolled U times (U the same count as a literal). */
+#define RB_STREAM_PASSES(U, L, STMT)                                          \
+    for (uint64_t rep = 0; rep < reps; rep++)                                 \
+        for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                     \
+            RB_PRAGMA(GCC unroll U)                                           \
+            for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                     \
+                STMT;                                                         \
+        }
 
 /* One vector width's read, write, copy, triad and schoenauer: L elements a
  * register of VI (64-bit integers, for read) or VD (doubles), U = the
@@ -35,18 +45,14 @@
     {                                                                         \
         enum { ACC = 8 };                                                     \
         VI acc[ACC];                                                          \
-        RB_STREAM_PRAGMA(GCC unroll 8)                                        \
+        RB_PRAGMA(GCC unroll 8)                                               \
         for (int r = 0; r < ACC; r++)                                         \
             acc[r] = P##_loadu_##SI((const void *)(sums + L * r));            \
-        for (uint64_t rep = 0; rep < reps; rep++)                             \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
-                RB_STREAM_PRAGMA(GCC unroll U)                                \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
-                    acc[r % ACC] = P##_add_epi64(                             \
-                        acc[r % ACC],                                         \
-                        P##_loadu_##SI((const void *)(a + i + L * r)));       \
-            }                                                                 \
-        RB_STREAM_PRAGMA(GCC unroll 8)                                        \
+        RB_STREAM_PASSES(U, L,                                                \
+                         acc[r % ACC] = P##_add_epi64(                        \
+                             acc[r % ACC],                                    \
+                             P##_loadu_##SI((const void *)(a + i + L * r)))); \
+        RB_PRAGMA(GCC unroll 8)                                               \
         for (int r = 0; r < ACC; r++)                                         \
             P##_storeu_##SI((void *)(sums + L * r), acc[r]);                  \
     }                                                                         \
@@ -55,23 +61,15 @@
                                  double v)                                    \
     {                                                                         \
         const VD vv = P##_set1_pd(v);                                         \
-        for (uint64_t rep = 0; rep < reps; rep++)                             \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
-                RB_STREAM_PRAGMA(GCC unroll U)                                \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
-                    P##_storeu_pd(a + i + L * r, vv);                         \
-            }                                                                 \
+        RB_STREAM_PASSES(U, L, P##_storeu_pd(a + i + L * r, vv));             \
     }                                                                         \
                                                                               \
     TARGET static void copy_##W(double *restrict a, const double *restrict b, \
                                 size_t n, uint64_t reps)                      \
     {                                                                         \
-        for (uint64_t rep = 0; rep < reps; rep++)                             \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
-                RB_STREAM_PRAGMA(GCC unroll U)                                \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
-                    P##_storeu_pd(a + i + L * r, P##_loadu_pd(b + i + L * r)); \
-            }                                                                 \
+        RB_STREAM_PASSES(U, L,                                                \
+                         P##_storeu_pd(a + i + L * r,                         \
+                                       P##_loadu_pd(b + i + L * r)));         \
     }                                                                         \
                                                                               \
     TARGET static void triad_##W(double *restrict a,                          \
@@ -80,16 +78,12 @@
                                  uint64_t reps)                               \
     {                                                                         \
         const VD vs = P##_set1_pd(s);                                         \
-        for (uint64_t rep = 0; rep < reps; rep++)                             \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
-                RB_STREAM_PRAGMA(GCC unroll U)                                \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
-                    P##_storeu_pd(                                            \
-                        a + i + L * r,                                        \
-                        P##_add_pd(P##_loadu_pd(b + i + L * r),               \
-                                   P##_mul_pd(vs,                             \
-                                              P##_loadu_pd(c + i + L * r)))); \
-            }                                                                 \
+        RB_STREAM_PASSES(                                                     \
+            U, L,                                                             \
+            P##_storeu_pd(a + i + L * r,                                      \
+                          P##_add_pd(P##_loadu_pd(b + i + L * r),             \
+                                     P##_mul_pd(vs, P##_loadu_pd(             \
+                                                        c + i + L * r)))));   \
     }                                                                         \
                                                                               \
     TARGET static void schoenauer_##W(                                        \
@@ -97,16 +91,13 @@
         const double *restrict c, const double *restrict d, size_t n,         \
         uint64_t reps)                                                        \
     {                                                                         \
-        for (uint64_t rep = 0; rep < reps; rep++)                             \
-            for (size_t i = 0; i < n; i += RB_STREAM_BLOCK) {                 \
-                RB_STREAM_PRAGMA(GCC unroll U)                                \
-                for (int r = 0; r < RB_STREAM_BLOCK / L; r++)                 \
-                    P##_storeu_pd(                                            \
-                        a + i + L * r,                                        \
-                        P##_add_pd(P##_loadu_pd(b + i + L * r),               \
-                                   P##_mul_pd(P##_loadu_pd(c + i + L * r),    \
-                                              P##_loadu_pd(d + i + L * r)))); \
-            }                                                                 \
+        RB_STREAM_PASSES(                                                     \
+            U, L,                                                             \
+            P##_storeu_pd(a + i + L * r,                                      \
+                          P##_add_pd(P##_loadu_pd(b + i + L * r),             \
+                                     P##_mul_pd(P##_loadu_pd(c + i + L * r),  \
+                                                P##_loadu_pd(                 \
+                                                    d + i + L * r)))));       \
     }
 
 #define RB_NO_TARGET
