@@ -89,6 +89,11 @@ const gemm_path *gemm_path_select(unsigned isa)
     return &gemm_paths[gemm_npaths - 1];
 }
 
+/* Beyond L2, W blocks of at most 32 rows up to this many row groups of
+ * the C tile, twice skb from one more (rb_skinny_plan_of says why) */
+#define SHALLOW_GROUPS 6
+#define SHALLOW_GROUPS_TEXT "6"
+
 /* A cache size, or the default when the reported one is missing or
  * implausible (a VM's CPUID can claim hundreds of MB). */
 static size_t sane(size_t reported, size_t lo, size_t hi, size_t fallback)
@@ -150,8 +155,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     /* the two orders' accounts share all but where the strips' depths
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
-    "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM        \
-    ": 32 rows up to 3 row groups, 2 skb from 4" NEXT                         \
+    "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM         \
+    ": 32 rows up to " SHALLOW_GROUPS_TEXT " row groups, 2 skb above" NEXT     \
     "); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
@@ -187,16 +192,24 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
     if (!out->far) {
         out->skb = b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
-        /* With at most three row groups a strip is reused little, and
-         * what pays is a W block of at most 32 rows, the streams an L2
-         * hardware prefetcher follows (one per 4 KiB page, 32 on
-         * Intel's): measured in the same process on Xeon EMR,
-         * DRAM-resident W, B = 8 to 18, 5 to 25% faster at 1 thread, and
-         * slower from 4 groups on. From 4 groups on, blocks twice as deep
-         * (the whole of L1): there, together with the spread requests,
-         * f32 1 thread B = 16 to 48 1.21 to 1.37 times as fast, f64 1.09
-         * to 1.10 at B = 32 to 64. */
-        out->skb = groups <= 3 ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
+        /* With few row groups a strip is reused little, and what pays is
+         * a W block of at most 32 rows, the streams an L2 hardware
+         * prefetcher follows (one per 4 KiB page, 32 on Intel's):
+         * measured in the same process on Xeon EMR, DRAM-resident W, B =
+         * 8 to 18, 5 to 25% faster at 1 thread. Up to six groups (B = 36):
+         * measured against blocks twice as deep (the whole of L1) with
+         * the spread requests, in alternated sweeps of DRAM-resident W, 1
+         * and 2 threads: on a Xeon guest of 105 MiB L3 (P = M = 3520 f32),
+         * at B = 20 to 30 32 rows won 29 of 33 pairs (f32 1 thread B = 24:
+         * 44 to 55% of the roof against 34 to 35%), at six groups (B = 31
+         * to 36) 38 of 46; on a Xeon guest of 504 MiB L3, B = 24 13 of 13
+         * pairs, six groups mixed. From seven groups on, blocks twice as
+         * deep: there the two were mixed (f32 and f64, 1 thread, B = 40 to
+         * 64), and earlier, with the requests spread, the deep blocks
+         * measured 1.09 to 1.10 times as fast as 32 rows first-group
+         * requests at f64 B = 32 to 64 on Xeon EMR. */
+        out->skb =
+            groups <= SHALLOW_GROUPS ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5
