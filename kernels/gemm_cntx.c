@@ -92,7 +92,8 @@ const gemm_path *gemm_path_select(unsigned isa)
 /* Beyond L2, W blocks of at most 32 rows up to this many row groups of
  * the C tile, twice skb from one more (rb_skinny_plan_of says why) */
 #define SHALLOW_GROUPS 6
-#define SHALLOW_GROUPS_TEXT "6"
+#define TEXT_OF(X) #X
+#define TEXT_OF_VALUE(X) TEXT_OF(X)
 
 /* A cache size, or the default when the reported one is missing or
  * implausible (a VM's CPUID can claim hundreds of MB). */
@@ -156,8 +157,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM         \
-    ": 32 rows up to " SHALLOW_GROUPS_TEXT " row groups, 2 skb above" NEXT     \
-    "); C block of all rows = L2/2"
+    ": 32 rows up to " TEXT_OF_VALUE(                                          \
+        SHALLOW_GROUPS) " row groups, 2 skb above" NEXT                        \
+                        "); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -200,7 +202,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * measured against blocks twice as deep (the whole of L1) with
          * the spread requests, in alternated sweeps of DRAM-resident W, 1
          * and 2 threads: on a Xeon guest of 105 MiB L3 (P = M = 3520 f32),
-         * at B = 20 to 30 32 rows won 29 of 33 pairs (f32 1 thread B = 24:
+         * at B = 20 to 30 32 rows won 30 of 30 pairs (f32 1 thread B = 24:
          * 44 to 55% of the roof against 34 to 35%), at six groups (B = 31
          * to 36) 38 of 46; on a Xeon guest of 504 MiB L3, B = 24 13 of 13
          * pairs, six groups mixed. From seven groups on, blocks twice as
