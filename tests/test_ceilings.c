@@ -253,6 +253,44 @@ static void test_theory(void)
     CHECK_STR_HAS(src, "unknown");
 }
 
+/* --openblas best: OpenBLAS's core for the widest vector instructions the
+ * CPU runs, only where its own choice uses narrower ones. */
+static void test_openblas_best(void)
+{
+    char why[160] = "";
+    host_cpu emr = {.vendor = "GenuineIntel", .family = 6, .model = 207,
+                    .sse2 = 1, .avx = 1, .fma = 1, .avx2 = 1, .avx512f = 1,
+                    .avx512dq = 1, .avx512bw = 1, .avx512vl = 1,
+                    .avx512_bf16 = 1, .os_avx = 1, .os_avx512 = 1};
+    /* 0.3.21 on a Xeon of model 207: Prescott, 5x slower than Cooperlake */
+    const char *core = host_openblas_best_core(&emr, "Prescott", why,
+                                               sizeof(why));
+    CHECK(core && strcmp(core, "Cooperlake") == 0);
+    CHECK_STR_HAS(why, "Prescott");
+    CHECK_STR_HAS(why, "AVX-512 with BF16");
+    CHECK(host_openblas_best_core(&emr, "Cooperlake", why, sizeof(why)) ==
+          NULL);
+    /* a core name the table does not know is left as OpenBLAS chose it */
+    CHECK(host_openblas_best_core(&emr, "Zen9", why, sizeof(why)) == NULL);
+    /* SkylakeX on a CPU with BF16 is one step short of Cooperlake */
+    core = host_openblas_best_core(&emr, "skylakex", why, sizeof(why));
+    CHECK(core && strcmp(core, "Cooperlake") == 0);
+    host_cpu skx = emr;
+    skx.avx512_bf16 = 0;
+    CHECK(host_openblas_best_core(&skx, "SkylakeX", why, sizeof(why)) == NULL);
+    core = host_openblas_best_core(&skx, "Haswell", why, sizeof(why));
+    CHECK(core && strcmp(core, "SkylakeX") == 0);
+    /* AVX-512 the OS does not save is not there */
+    host_cpu no_os = emr;
+    no_os.os_avx512 = 0;
+    CHECK(host_openblas_best_core(&no_os, "Haswell", why, sizeof(why)) ==
+          NULL);
+    core = host_openblas_best_core(&no_os, "Prescott", why, sizeof(why));
+    CHECK(core && strcmp(core, "Haswell") == 0);
+    host_cpu old = {.vendor = "GenuineIntel", .sse2 = 1};
+    CHECK(host_openblas_best_core(&old, "Prescott", why, sizeof(why)) == NULL);
+}
+
 static void test_selection(void)
 {
     static const unsigned widths[] = {64, 128, 256, 512};
@@ -566,6 +604,7 @@ int main(void)
     test_cache_levels();
     test_plateaus();
     test_theory();
+    test_openblas_best();
     test_selection();
     test_kernels_closed_form();
     test_bw_layout();

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "ceiling.h"
@@ -17,7 +18,7 @@ const char *const host_env_vars[] = {
     "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
     "OPENBLAS_VERBOSE",  "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
     "OMP_PROC_BIND",     "OMP_PLACES",       "ROOFBENCH_NO_HUGEPAGES",
-    NULL};
+    "ROOFBENCH_OPENBLAS_OWN", NULL};
 
 static uint64_t xgetbv0(void)
 {
@@ -347,6 +348,58 @@ json_t *host_openblas_json(void)
                      "corename", openblas_get_corename(), "parallel",
                      par, "procs", openblas_get_num_procs(), "threading",
                      (par >= 0 && par <= 2) ? parallel[par] : "unknown");
+}
+
+/* The widest vector instructions a core's kernels use: 0 SSE, 1 AVX,
+ * 2 AVX2 and FMA, 3 AVX-512, 4 AVX-512 with BF16 (OpenBLAS's x86-64
+ * DYNAMIC_ARCH cores, by the names openblas_get_corename gives). */
+static const struct {
+    const char *name;
+    int level;
+} openblas_cores[] = {
+    {"Katmai", 0},      {"Coppermine", 0},   {"Northwood", 0},
+    {"Prescott", 0},    {"Banias", 0},       {"Atom", 0},
+    {"Core2", 0},       {"Penryn", 0},       {"Dunnington", 0},
+    {"Nehalem", 0},     {"Athlon", 0},       {"Opteron", 0},
+    {"Opteron_SSE3", 0}, {"Barcelona", 0},   {"Nano", 0},
+    {"Bobcat", 0},      {"Sandybridge", 1},  {"Bulldozer", 1},
+    {"Piledriver", 1},  {"Steamroller", 1},  {"Excavator", 2},
+    {"Haswell", 2},     {"Zen", 2},          {"SkylakeX", 3},
+    {"Cooperlake", 4},  {"SapphireRapids", 4},
+};
+
+static const char *const openblas_level_core[] = {NULL, "Sandybridge",
+                                                  "Haswell", "SkylakeX",
+                                                  "Cooperlake"};
+static const char *const openblas_level_name[] = {
+    "SSE", "AVX", "AVX2", "AVX-512", "AVX-512 with BF16"};
+
+static int cpu_vector_level(const host_cpu *c)
+{
+    const int avx512 = c->avx512f && c->avx512dq && c->avx512bw &&
+                       c->avx512vl && c->os_avx512;
+    if (avx512)
+        return c->avx512_bf16 ? 4 : 3;
+    if (c->avx2 && c->fma && c->os_avx)
+        return 2;
+    return c->avx && c->os_avx ? 1 : 0;
+}
+
+const char *host_openblas_best_core(const host_cpu *c, const char *chosen,
+                                    char *why, size_t whylen)
+{
+    int have = -1;
+    for (size_t i = 0; i < sizeof(openblas_cores) / sizeof(*openblas_cores);
+         i++)
+        if (chosen && strcasecmp(chosen, openblas_cores[i].name) == 0)
+            have = openblas_cores[i].level;
+    const int cpu = cpu_vector_level(c);
+    if (have < 0 || have >= cpu)
+        return NULL;
+    snprintf(why, whylen,
+             "OpenBLAS's own choice, %s, uses %s kernels; this CPU runs %s",
+             chosen, openblas_level_name[have], openblas_level_name[cpu]);
+    return openblas_level_core[cpu];
 }
 
 json_t *host_env_json(void)

@@ -88,6 +88,19 @@ json_t *host_openblas_json(void);
 json_t *host_env_json(void);
 json_t *host_build_json(void);
 
+/* The core `--openblas best` runs OpenBLAS on. OpenBLAS (DYNAMIC_ARCH)
+ * picks its core from the CPU model when it loads, and a release that
+ * does not know the model falls back to an old one: OpenBLAS 0.3.21 runs
+ * its SSE3 Prescott kernels on a Xeon of CPUID model 207 (sgemm at
+ * n = 4000, 1 thread: 23.9 GFLOP/s, and 138.1 on its Cooperlake kernels). Returns NULL when `chosen` (the
+ * core OpenBLAS picked on its own) uses the widest vector instructions
+ * this CPU runs, or when `chosen` is not a core the table knows;
+ * otherwise OpenBLAS's core for those instructions (Cooperlake for
+ * AVX-512 with BF16, SkylakeX for AVX-512, Haswell for AVX2, Sandybridge
+ * for AVX), with why in `why`. */
+const char *host_openblas_best_core(const host_cpu *c, const char *chosen,
+                                    char *why, size_t whylen);
+
 /* Environment variables that change what OpenBLAS, OpenMP or the suite do. */
 extern const char *const host_env_vars[];
 

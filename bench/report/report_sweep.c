@@ -935,9 +935,16 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                        const char *dir, const char *chart, FILE *f)
 {
     const json_t *ob = json_object_get(doc->context, "openblas");
-    fprintf(f, "roofbench sweep on %s: OpenBLAS core %s; results in %s\n",
+    const json_t *env = json_object_get(doc->context, "environment");
+    const char *own = json_string_value(
+        json_object_get(env, "ROOFBENCH_OPENBLAS_OWN"));
+    char forced[96] = "";
+    if (own)
+        snprintf(forced, sizeof(forced),
+                 " (--openblas best; its own choice: %.40s)", own);
+    fprintf(f, "roofbench sweep on %s: OpenBLAS core %s%s; results in %s\n",
             str_or(doc->context, "host", "?"), str_or(ob, "corename", "?"),
-            dir);
+            forced, dir);
     if (doc->roof)
         report_run_roofline_text(doc->roof, f);
     for (int l = 0; l < doc->plan->nlevels; l++)
