@@ -74,6 +74,29 @@ typedef struct {
 extern const rb_stream_variant rb_stream_variants[];
 extern const size_t rb_nstream_variants;
 
+/* The streaming FMA kernel (fmastream.c): streams `streams` arrays a[s]
+ * of n elements each once, in memory order, blocks of
+ * RB_FMASTREAM_VECS vectors from each in turn (n a multiple of
+ * RB_FMASTREAM_VECS x lanes), asking for the lines `ahead` bytes further
+ * on (0: none), and applies `fmas` FMAs acc = x * m + acc (fmas >= 1) to
+ * every vector it loads: 2 x fmas FLOPs per element, on
+ * RB_FMASTREAM_VECS accumulators that start from out and end there
+ * (RB_FMASTREAM_VECS x lanes values). */
+enum { RB_FMASTREAM_VECS = 16 };
+
+typedef struct {
+    const char *name; /* e.g. "avx512-fma"                               */
+    unsigned bits;
+    unsigned needs;
+    void (*f32)(const float *const *a, int streams, size_t n, unsigned fmas,
+                size_t ahead, float m, float *out);
+    void (*f64)(const double *const *a, int streams, size_t n, unsigned fmas,
+                size_t ahead, double m, double *out);
+} rb_fmastream_variant;
+
+extern const rb_fmastream_variant rb_fmastream_variants[];
+extern const size_t rb_nfmastream_variants;
+
 /* A chain of 64 dependent integer adds per iteration: one cycle each on
  * every x86-64 core, so iters * 64 / seconds is the core clock. Returns
  * iters * 64 (the sum), so the work cannot be dropped. */

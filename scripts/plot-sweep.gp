@@ -6,13 +6,17 @@
 # peak against the batch size B, log axes. Points: each kernel at each
 # weight level (one colour per pair), the minimum time with a bar down to
 # the median; open circles: each curve's 50% knee; lines: the host roof
-# for each weight level (dashed) and each reference profile on its own
-# roofline (grey, its own peak), with its threshold where it turns flat.
+# for each weight level (dashed), the streaming probe measured around the
+# points of each level (dotted: the weights streamed with B FMAs a weight
+# and nothing else), and each reference profile on its own roofline (grey,
+# its own peak), with its threshold where it turns flat.
 # Writes sweep.png and sweep.svg.
 # sweep.csv columns: weights,p,m,kernel,dtype,threads,batch,flops,bytes,
 # intensity,samples,time_min_s,time_median_s,spread,gflops_best,
 # gflops_median,peak_fraction_best,peak_fraction_median,roof_level,
-# roof_gflops,roof_fraction; sweep-roofs.csv: source,dtype,threads,weights,
+# roof_gflops,roof_fraction,peak_now_gflops,read_now_gbs,roof_now_gflops,
+# roof_now_fraction,probe_gflops,probe_fraction,probe_roof_fraction;
+# sweep-roofs.csv: source (host, probe or a profile),dtype,threads,weights,
 # batch,peak_fraction; sweep-knees.csv: weights,kernel,dtype,threads,
 # knee50,knee50_peak_fraction,knee90,ridge_batch.
 set datafile separator ","
@@ -28,7 +32,7 @@ plot "sweep.csv" skip 1 using \
         curves = add_word(curves, strcol(4) . "@" . strcol(1)), \
         levels = add_word(levels, strcol(1)), 1):(1) with points
 plot "sweep-roofs.csv" skip 1 using \
-       (profiles = strcol(1) eq "host" ? profiles : add_word(profiles, strcol(1)), \
+       (profiles = (strcol(1) eq "host" || strcol(1) eq "probe") ? profiles : add_word(profiles, strcol(1)), \
         1):(1) with points
 unset table
 before(s, c) = s[1:strstrt(s, c) - 1]
@@ -63,6 +67,10 @@ do for [fmt in "png svg"] {
            using ((strcol(1) eq "host" && strcol(2) eq dt && $3 == th && strcol(4) eq word(levels, li)) ? $5 : NaN):6 \
            with lines dashtype 2 linewidth 2 linecolor rgb (roofcolour(li)) \
            title ("host roof, " . word(levels, li) . " weights"), \
+         for [li = 1:words(levels)] "sweep-roofs.csv" skip 1 \
+           using ((strcol(1) eq "probe" && strcol(2) eq dt && $3 == th && strcol(4) eq word(levels, li)) ? $5 : NaN):6 \
+           with lines dashtype 3 linewidth 2.5 linecolor rgb (roofcolour(li)) \
+           title ("streaming probe, " . word(levels, li) . " weights"), \
          for [qi = 1:words(profiles)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq word(profiles, qi)) ? $5 : NaN):6 \
            with lines linewidth 1.5 linecolor rgb word("#a0a0a0 #c8a0a0 #a0a0c8 #a0c8a0", (qi - 1) % 4 + 1) dashtype qi + 2 \

@@ -291,6 +291,77 @@ static void test_openblas_best(void)
     CHECK(host_openblas_best_core(&old, "Prescott", why, sizeof(why)) == NULL);
 }
 
+/* The streaming FMA kernel: every element of every stream times m, fmas
+ * times, added onto accumulators that start from out, whatever fmas (the
+ * loop of each F below 16, the rounds of 16 from there), in one stream
+ * and in four, with and without the lines asked for ahead; exact in small
+ * integers and halves. */
+static double fs_start(const double *o, size_t n)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < n; k++)
+        s += o[k];
+    return s;
+}
+
+static void test_fmastream(void)
+{
+    host_cpu cpu;
+    host_cpu_probe(&cpu);
+    const unsigned isa = host_isa_mask(&cpu);
+    enum { N = 4 * RB_FMASTREAM_VECS * 16, OUT = RB_FMASTREAM_VECS * 16 };
+    static float f32[4][N];
+    static double f64[4][N];
+    for (int s = 0; s < 4; s++)
+        for (int k = 0; k < N; k++) {
+            f32[s][k] = (float)(1 + (k + s) % 3);
+            f64[s][k] = 1 + (k + s) % 3;
+        }
+    const float *a32[4] = {f32[0], f32[1], f32[2], f32[3]};
+    const double *a64[4] = {f64[0], f64[1], f64[2], f64[3]};
+    static const unsigned fmas[] = {1, 2, 3, 7, 8, 12, 15, 16, 17, 40};
+    int ran = 0;
+    for (size_t i = 0; i < rb_nfmastream_variants; i++) {
+        const rb_fmastream_variant *v = &rb_fmastream_variants[i];
+        if ((v->needs & isa) != v->needs)
+            continue;
+        ran++;
+        const size_t l32 = v->bits / 32, l64 = v->bits / 64, n = N / 4;
+        for (size_t j = 0; j < sizeof(fmas) / sizeof(*fmas); j++)
+            for (int streams = 1; streams <= 4; streams += 3)
+                for (size_t ahead = 0; ahead <= 4096; ahead += 4096) {
+                    float o32[OUT];
+                    double o64[OUT], w32[OUT], sum = 0.0;
+                    for (int k = 0; k < OUT; k++) {
+                        o32[k] = (float)(k % 4);
+                        w32[k] = k % 4;
+                        o64[k] = k % 4;
+                    }
+                    const double s32 = fs_start(w32, RB_FMASTREAM_VECS * l32),
+                                 s64 = fs_start(o64, RB_FMASTREAM_VECS * l64);
+                    for (int s = 0; s < streams; s++)
+                        for (size_t k = 0; k < n; k++)
+                            sum += f32[s][k];
+                    v->f32(a32, streams, n, fmas[j], ahead, 0.5f, o32);
+                    v->f64(a64, streams, n, fmas[j], ahead, 0.5, o64);
+                    for (int k = 0; k < OUT; k++)
+                        w32[k] = o32[k];
+                    const double want = 0.5 * fmas[j] * sum;
+                    CHECK(fs_start(w32, RB_FMASTREAM_VECS * l32) - s32 ==
+                          want);
+                    CHECK(fs_start(o64, RB_FMASTREAM_VECS * l64) - s64 ==
+                          want);
+                    /* values past the accumulators are untouched */
+                    CHECK(o32[RB_FMASTREAM_VECS * l32 % OUT] ==
+                              (float)(RB_FMASTREAM_VECS * l32 % OUT % 4) ||
+                          RB_FMASTREAM_VECS * l32 == OUT);
+                }
+    }
+    /* with FMA there is a variant; without, the probe says unavailable */
+    CHECK(ran >= 1 || !(isa & RB_ISA_FMA));
+    CHECK((ceilings_fmastream_now_variant() != NULL) == (ran >= 1));
+}
+
 static void test_selection(void)
 {
     static const unsigned widths[] = {64, 128, 256, 512};
@@ -607,6 +678,7 @@ int main(void)
     test_openblas_best();
     test_selection();
     test_kernels_closed_form();
+    test_fmastream();
     test_bw_layout();
     test_operand_layout();
     return check_status("test_ceilings");

@@ -696,6 +696,9 @@ static void test_sweep(void)
     CHECK_STR_HAS(r.out,
                   "against the peak and bandwidth measured around each point:");
     CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
+    CHECK_STR_HAS(r.out, "against the streaming probe around each point");
+    CHECK_STR_HAS(r.out, "the streaming probe itself at 70% of the roof");
+    CHECK_STR_HAS(r.out, "f64     1 streaming probe");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");
     CHECK_STR_HAS(r.err, "(round 2/2, best so far)");
@@ -744,8 +747,29 @@ static void test_sweep(void)
                      in = json_number_value(json_object_get(p, "intensity"));
         CHECK(np > 0.0 && nb > 0.0 && nb <= np * (1.0 + 1e-12));
         CHECK(nr > 0.0 && in > 0.0 && nb <= in * nr * (1.0 + 1e-9));
-        /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
+        /* the streaming probe around every matmul point: its weights with
+         * B FMAs a weight; none around the contrast's */
         const char *k = jstr(p, "kernel", NULL);
+        json_t *fs = json_object_get(p, "fmastream_now_gflops");
+        if (k && strncmp(k, "matmul", 6) == 0) {
+            CHECK(json_number_value(json_object_get(fs, "before")) > 0.0);
+            CHECK(json_number_value(json_object_get(fs, "after")) > 0.0);
+            CHECK_INT(json_integer_value(
+                          json_object_get(fs, "fmas_per_element")),
+                      b);
+            json_t *pr = json_object_get(p, "probe");
+            const double pg =
+                json_number_value(json_object_get(pr, "gflops"));
+            CHECK(pg > 0.0);
+            CHECK(fabs(json_number_value(json_object_get(pr, "fraction")) -
+                       json_number_value(json_object_get(
+                           json_object_get(p, "gflop_per_s"), "best")) /
+                           pg) < 1e-9);
+        } else {
+            CHECK(fs == NULL);
+            CHECK(json_object_get(p, "probe") == NULL);
+        }
+        /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
         const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;
         if (k && strncmp(k, "matmul", 6) == 0)
             CHECK(json_integer_value(json_object_get(p, "bytes")) ==
@@ -761,6 +785,14 @@ static void test_sweep(void)
         json_t *k50 = json_object_get(c, "knee50");
         CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
         CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
+    }
+    /* the probe's own curve per dtype, with a point at every B */
+    json_t *pcs = json_object_get(doc, "probe_curves");
+    CHECK_INT(json_array_size(pcs), 2);
+    json_array_foreach(pcs, i, c)
+    {
+        CHECK_INT(json_array_size(json_object_get(c, "points")), 4);
+        CHECK(json_number_value(json_object_get(c, "knee50")) >= 1.0);
     }
     json_t *pred = json_array_get(json_object_get(doc, "predictions"), 0);
     CHECK_STR_HAS(jstr(pred, "profile", NULL), "tpu-v5e");

@@ -457,6 +457,107 @@ double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
     return best;
 }
 
+/* ---- the streaming FMA probe around a row ---------------------------------- */
+
+/* What the probe streams of the buffer: at most READ_NOW_MAX bytes, pass
+ * after pass until a run has streamed READ_NOW_PASS (as the read probe:
+ * a cache-sized operand again and again from its cache, a DRAM-sized one
+ * once), and no more than FMASTREAM_FLOPS FLOPs a member a run, so that a
+ * probe of a compute-bound point stays within tens of milliseconds (what
+ * it then leaves out is the cheap part: there the arithmetic, not the
+ * memory, sets the pace); and how far ahead each stream asks for its
+ * lines. */
+enum { FMASTREAM_AHEAD = 4096 };
+#define FMASTREAM_FLOPS 2e9
+
+typedef struct {
+    const rb_fmastream_variant *v;
+    rb_dtype dt;
+    const char *buf;
+    size_t share; /* bytes a member streams, a whole number of blocks */
+    uint64_t reps; /* passes over it a run                          */
+    int streams;
+    size_t ahead;
+    unsigned fmas;
+    double out[CEIL_MAX_THREADS][RB_FMASTREAM_VECS * 16];
+} fmastream_ctx;
+
+/* Member tid streams its contiguous share, split into c->streams arrays. */
+static void job_fmastream(void *arg, int tid, int nt)
+{
+    (void)nt;
+    fmastream_ctx *c = arg;
+    const size_t el = rb_dtype_size(c->dt);
+    const size_t n = c->share / el / (size_t)c->streams;
+    const char *base = c->buf + c->share * (size_t)tid;
+    const void *a[4];
+    for (int s = 0; s < c->streams; s++)
+        a[s] = base + n * el * (size_t)s;
+    for (uint64_t r = 0; r < c->reps; r++) {
+        if (c->dt == RB_F64)
+            c->v->f64((const double *const *)a, c->streams, n, c->fmas,
+                      c->ahead, 1e-9, c->out[tid]);
+        else
+            c->v->f32((const float *const *)a, c->streams, n, c->fmas,
+                      c->ahead, 1e-9f, (float *)(void *)c->out[tid]);
+    }
+}
+
+const rb_fmastream_variant *ceilings_fmastream_now_variant(void)
+{
+    const unsigned isa = host_isa_once();
+    for (size_t i = 0; i < rb_nfmastream_variants; i++)
+        if ((rb_fmastream_variants[i].needs & isa) ==
+            rb_fmastream_variants[i].needs)
+            return &rb_fmastream_variants[i];
+    return NULL;
+}
+
+double ceilings_fmastream_now(pool *team, int nt, rb_dtype dt, const void *buf,
+                              size_t bytes, unsigned fmas, int tries,
+                              size_t *streamed)
+{
+    static const struct {
+        int streams;
+        size_t ahead;
+    } ways[] = {{1, FMASTREAM_AHEAD}, {4, FMASTREAM_AHEAD}};
+    const rb_fmastream_variant *v = ceilings_fmastream_now_variant();
+    *streamed = 0;
+    if (!v || !buf || fmas == 0 || nt <= 0 || nt > CEIL_MAX_THREADS)
+        return 0.0;
+    const size_t el = rb_dtype_size(dt);
+    /* a block: RB_FMASTREAM_VECS vectors in each of 4 streams */
+    const size_t blk = (size_t)RB_FMASTREAM_VECS * (v->bits / 8) * 4;
+    /* the bytes all members may stream in a run within the FLOP budget */
+    const double cap = FMASTREAM_FLOPS / (2.0 * fmas) * (double)el * nt;
+    size_t want = bytes < READ_NOW_MAX ? bytes : READ_NOW_MAX;
+    if ((double)want > cap)
+        want = (size_t)cap;
+    const size_t share = want / (size_t)nt / blk * blk;
+    fmastream_ctx *c = share > 0 ? calloc(1, sizeof(*c)) : NULL;
+    if (!c)
+        return 0.0;
+    const double pass = (double)share * nt;
+    const double more = fmin((double)READ_NOW_PASS, cap) / pass;
+    c->reps = more > 1.0 ? (uint64_t)more : 1;
+    c->v = v;
+    c->dt = dt;
+    c->buf = buf;
+    c->share = share;
+    c->fmas = fmas;
+    const double flops =
+        2.0 * fmas * (double)(share / el) * (double)c->reps * nt;
+    double best = 0.0;
+    for (size_t w = 0; w < sizeof(ways) / sizeof(*ways); w++) {
+        c->streams = ways[w].streams;
+        c->ahead = ways[w].ahead;
+        best = fmax(best, best_rate(team, job_fmastream, c, flops, tries));
+    }
+    *streamed = share * (size_t)nt;
+    free(c);
+    return best;
+}
+
 /* One round of a peak figure: nsamples samples of the variant on the team,
  * checked, with the FLOPs per cycle and the theoretical peak beside. */
 static int measure_peak(pool *team, int nt, const rb_peak_variant *v,

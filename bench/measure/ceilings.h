@@ -240,6 +240,22 @@ const rb_stream_variant *ceilings_read_now_variant(void);
 double ceilings_read_now(pool *team, int nt, const void *buf, size_t bytes,
                          int tries, size_t *read_bytes);
 const rb_stream_variant *ceilings_stream_select(unsigned isa, unsigned bits);
+/* The streaming FMA kernel ceilings_fmastream_now runs: the widest this
+ * CPU runs (NULL without FMA). */
+const rb_fmastream_variant *ceilings_fmastream_now_variant(void);
+/* The streaming FMA probe: the GFLOP/s of the team when each member
+ * streams its contiguous share of the buffer once with `fmas` FMAs per
+ * element and nothing else (rb_fmastream_variant), its lines asked for
+ * 4 KiB ahead, in one stream and in four, the best of tries runs of each:
+ * what this host delivers, now, to a kernel of that much arithmetic per
+ * element of that operand, where it lives. At most 256 MB of the buffer,
+ * pass after pass until a run has streamed 64 MB (a cache-sized buffer
+ * from its cache), and no more than 2e9 FLOPs a member a run (a
+ * compute-bound probe need not stream it all); *streamed gets the bytes a
+ * pass streamed. 0 where no kernel runs. */
+double ceilings_fmastream_now(pool *team, int nt, rb_dtype dt, const void *buf,
+                              size_t bytes, unsigned fmas, int tries,
+                              size_t *streamed);
 
 /* FMA instructions of a width the core can start per cycle, from a table
  * of microarchitectures; 0 when the CPU is not in the table. *source names

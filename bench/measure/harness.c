@@ -524,7 +524,12 @@ static double team_ghz(pool *team, double *spread)
 
 /* The vector FMA rate the team gets now: five half milliseconds of the
  * roofline's peak kernel, the best. */
-enum { PEAK_NOW_REPS = 100000, PEAK_NOW_TRIES = 5, READ_NOW_TRIES = 3 };
+enum {
+    PEAK_NOW_REPS = 100000,
+    PEAK_NOW_TRIES = 5,
+    READ_NOW_TRIES = 3,
+    FMASTREAM_NOW_TRIES = 1
+};
 
 /* The row's largest input operand (what its memory roof streams), and
  * its bytes. */
@@ -535,6 +540,33 @@ static const void *largest_input(const exec_ctx *t, size_t *bytes)
     const int b = el[1] > el[0];
     *bytes = (size_t)(el[b] * t->elsize);
     return b ? t->b : t->a;
+}
+
+unsigned harness_fmas_per_element(rb_op op, rb_shape s)
+{
+    uint64_t el[3] = {0, 0, 0};
+    rb_counts c;
+    if (rb_operand_elems(op, s, el) || rb_counts_of(op, s, 4, &c))
+        return 0;
+    const uint64_t big = el[1] > el[0] ? el[1] : el[0];
+    if (big == 0)
+        return 0;
+    const double f = (double)c.flops / 2.0 / (double)big;
+    return f < 1.5 ? 1u : f > 1e6 ? 1000000u : (unsigned)(f + 0.5);
+}
+
+/* The streaming FMA probe over the row's largest input, where the plan
+ * asks for it (row->fmastream_fmas set). */
+static double probe_fmastream(const exec_env *x, harness_row *row)
+{
+    if (row->fmastream_fmas == 0)
+        return 0.0;
+    const exec_ctx *t = x->ctx;
+    size_t bytes;
+    const void *in = largest_input(t, &bytes);
+    return ceilings_fmastream_now(x->team, row->threads, t->dt, in, bytes,
+                                  row->fmastream_fmas, FMASTREAM_NOW_TRIES,
+                                  &row->fmastream_bytes);
 }
 
 /* One row: verified, calibrated, timed, verified again. With an interrupt
@@ -570,6 +602,10 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         row->read_before = ceilings_read_now(x->team, row->threads, in,
                                              in_bytes, READ_NOW_TRIES,
                                              &row->read_bytes);
+        row->fmastream_fmas = plan->fmastream & (1u << t->op)
+                                  ? harness_fmas_per_element(t->op, t->s)
+                                  : 0;
+        row->fmastream_before = probe_fmastream(x, row);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
@@ -578,6 +614,7 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         row->read_after = ceilings_read_now(x->team, row->threads, in,
                                             in_bytes, READ_NOW_TRIES,
                                             &row->read_bytes);
+        row->fmastream_after = probe_fmastream(x, row);
         row->ghz_after = team_ghz(x->team, &row->ghz_spread_after);
     }
     if (!rc && !interrupt_requested()) {

@@ -32,6 +32,9 @@ typedef struct {
                                         k: k rows spread evenly, for a
                                         problem whose full reference would
                                         take minutes (the ceilings' GEMM) */
+    unsigned fmastream;              /* bit op (rb_op): the streaming FMA
+                                        probe around every row of that
+                                        operation (harness_row)          */
     counters_events *events;         /* hardware counters to read in one
                                         more sample after the timed ones,
                                         started and stopped on every
@@ -71,6 +74,17 @@ typedef struct {
      * gave it then, which a shared host moves by a factor within minutes */
     double read_before, read_after;
     size_t read_bytes;
+    /* with the row's operation in plan->fmastream: the streaming FMA
+     * probe over the same operand
+     * just before calibration and just after the last timed sample
+     * (GFLOP/s: ceilings_fmastream_now, 0: not measured), with the row's
+     * FMAs per element of that operand (harness_fmas_per_element) and the
+     * bytes a run streamed: what this host delivered then to a kernel of
+     * the row's arithmetic per element of its largest operand and nothing
+     * else */
+    double fmastream_before, fmastream_after;
+    unsigned fmastream_fmas;
+    size_t fmastream_bytes;
     /* counters (plan->events with a usable event): the counted sample's
      * sums over threads, per event index, for counted_reps calls */
     const counters_events *events;
@@ -125,6 +139,12 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
 /* The operands of thread tid's share of a problem (see rb_operands). */
 void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
                    void *c, int tid, int nthreads, rb_operands *x);
+
+/* A problem's FMAs per element of its largest input operand, rounded,
+ * at least 1: FLOPs / 2 over that operand's elements (B for [B,P] x
+ * [P,M] with M >= B: every weight is used once per row of A). 0 when the
+ * counts cannot be formed. */
+unsigned harness_fmas_per_element(rb_op op, rb_shape s);
 
 /* Best GFLOP/s of a row: analytic FLOPs over the minimum time. */
 double harness_row_gflops(const harness_row *row);

@@ -55,6 +55,9 @@ static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
     hp->samples = plan->samples;
     hp->seed = plan->seed;
     hp->verify_rows = plan->verify_rows;
+    /* the matmul rows share their weights: the probe streams them with B
+     * FMAs a weight (the contrast's rows would only read) */
+    hp->fmastream = 1u << RB_OP_MATMUL;
     return hp->nkernels;
 }
 

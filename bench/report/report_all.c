@@ -289,8 +289,10 @@ static const job_chart charts[] = {
      "dominate the bytes, so the fraction of peak climbs until the product "
      "turns compute-bound near the ridge. Open circles: each curve's 50% "
      "knee; the host's roofs dashed, the reference chips' in grey, each "
-     "against its own peak. batched (every row its own matrix) stays flat: "
-     "nothing is reused.",
+     "against its own peak; dotted, the streaming probe measured around the "
+     "points (the weights streamed with B FMAs a weight and nothing else: "
+     "what this host let any such kernel reach then). batched (every row "
+     "its own matrix) stays flat: nothing is reused.",
      "sweep knee"},
     {"The network is a roof too", "network/network.svg", "network/network.png",
      "The link between ranks over MPI: latency and bandwidth of messages, "

@@ -169,6 +169,24 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                                ? "the largest input is smaller than a read "
                                  "block (512 bytes) per thread"
                                : "not measured around this row"));
+    const rb_fmastream_variant *fv = ceilings_fmastream_now_variant();
+    if (r->fmastream_fmas > 0 && r->fmastream_before > 0.0 &&
+        r->fmastream_after > 0.0 && fv)
+        jd_set(d, row, "fmastream_now_gflops",
+               jd_pack(d, "{s:o, s:o, s:I, s:I, s:s, s:s}", "before",
+                       jd_num(r->fmastream_before), "after",
+                       jd_num(r->fmastream_after), "fmas_per_element",
+                       (json_int_t)r->fmastream_fmas, "bytes",
+                       (json_int_t)r->fmastream_bytes, "kernel", fv->name,
+                       "ways", "1 and 4 streams, lines asked for 4 KiB ahead"));
+    else if (r->fmastream_fmas > 0)
+        jd_set(d, row, "fmastream_now_unavailable",
+               json_string(!fv ? "no streaming FMA kernel runs on this ISA "
+                                 "(it needs FMA)"
+                           : r->nsamples > 0 && r->fmastream_bytes == 0
+                               ? "the largest input is smaller than a "
+                                 "block of the streaming kernel per thread"
+                               : "not measured around this row"));
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;

@@ -45,6 +45,50 @@ static int bound_now(const roof_bound *b, const harness_row *r,
     return 0;
 }
 
+/* The streaming FMA probe around a row (harness_row): the better of its
+ * figures before and after the samples, GFLOP/s; 0 where not measured. */
+static double row_probe(const harness_row *r)
+{
+    return r->fmastream_before > 0.0 && r->fmastream_after > 0.0
+               ? fmax(r->fmastream_before, r->fmastream_after)
+               : 0.0;
+}
+
+/* The probe of a point: the best around the matmul rows of that weight
+ * level, dtype, team and B (they stream the same weights with the same
+ * FMAs per element, B), 0 where none was measured. */
+static double probe_at(const sweep_doc *doc, int level, rb_dtype dt,
+                       int threads, uint64_t b)
+{
+    double best = 0.0;
+    for (size_t i = 0; i < doc->res->npoints; i++) {
+        const sweep_point *p = &doc->res->points[i];
+        if (p->level == level && p->b == b && p->row.dtype == dt &&
+            p->row.threads == threads && p->row.kernel->op == RB_OP_MATMUL)
+            best = fmax(best, row_probe(&p->row));
+    }
+    return best;
+}
+
+/* The probe's own curve at a level, dtype and team: its rate at every B
+ * of the grid where it was measured, and its knees. Returns the points. */
+static size_t probe_curve(const sweep_doc *doc, int level, int d, int t,
+                          double *b, double *g, sweep_knee *knee, int *has)
+{
+    const sweep_plan *plan = doc->plan;
+    size_t n = 0;
+    for (size_t i = 0; i < plan->nbatch; i++) {
+        const double v = probe_at(doc, level, plan->dtypes[d],
+                                  plan->threads[t], plan->batch[i]);
+        if (v > 0.0) {
+            b[n] = (double)plan->batch[i];
+            g[n++] = v;
+        }
+    }
+    *has = n >= 2 && sweep_knee_find(b, g, n, knee) == 0;
+    return n;
+}
+
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
 {
     const char *v = json_string_value(json_object_get(o, key));
@@ -364,6 +408,55 @@ static json_t *predictions_json(jdoc *jd, const sweep_doc *doc)
     return arr;
 }
 
+/* The streaming probe's curve per weight level, dtype and team that has
+ * a matmul curve: its rate at each B, its knees beside the ridge B. */
+static json_t *probe_curves_json(jdoc *jd, const sweep_doc *doc,
+                                 const sweep_analysis *a)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *c = &a->curves[i];
+        int first = c->kernel->op == RB_OP_MATMUL;
+        for (size_t j = 0; j < i && first; j++)
+            if (a->curves[j].level == c->level && a->curves[j].d == c->d &&
+                a->curves[j].t == c->t &&
+                a->curves[j].kernel->op == RB_OP_MATMUL)
+                first = 0;
+        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
+        sweep_knee k;
+        int has = 0;
+        const size_t n =
+            first ? probe_curve(doc, c->level, c->d, c->t, b, g, &k, &has) : 0;
+        if (!n)
+            continue;
+        json_t *pts = json_array();
+        for (size_t j = 0; j < n; j++)
+            jd_push(jd, pts, "probe points",
+                    jd_pack(jd, "{s:I, s:o}", "batch", (json_int_t)b[j],
+                            "gflops", jd_num(g[j])));
+        json_t *o = jd_pack(
+            jd, "{s:s, s:s, s:i, s:I, s:I, s:o}", "weights",
+            doc->plan->levels[c->level].name, "dtype",
+            rb_dtype_name(doc->plan->dtypes[c->d]), "threads",
+            doc->plan->threads[c->t], "p", (json_int_t)c->p, "m",
+            (json_int_t)c->m, "points", pts);
+        if (has) {
+            jd_set(jd, o, "plateau_gflops", jd_num(k.plateau));
+            jd_set(jd, o, "plateau_at_last_point",
+                   json_boolean(k.plateau_at_end));
+            jd_set(jd, o, "knee50", jd_num(k.knee[0]));
+            jd_set(jd, o, "knee90", jd_num(k.knee[1]));
+            if (c->has_roof && isfinite(c->ridge_b) && c->ridge_b > 0.0) {
+                jd_set(jd, o, "ridge_batch", jd_num(c->ridge_b));
+                jd_set(jd, o, "knee50_over_ridge",
+                       jd_num(k.knee[0] / c->ridge_b));
+            }
+        }
+        jd_push(jd, arr, "probe curves", o);
+    }
+    return arr;
+}
+
 static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
                         rb_err *e)
 {
@@ -383,6 +476,17 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
                            jd_num(np), "read_gbs", jd_num(nr), "gflops",
                            jd_num(nb), "fraction",
                            jd_num(harness_row_gflops(&p->row) / nb)));
+        const double pr = row_probe(&p->row);
+        if (pr > 0.0) {
+            json_t *po = jd_pack(&jd, "{s:o, s:o}", "gflops", jd_num(pr),
+                                 "fraction",
+                                 jd_num(harness_row_gflops(&p->row) / pr));
+            roof_bound pb;
+            if (bound_of(doc, &p->row, &pb) == 0)
+                jd_set(&jd, po, "roof_fraction",
+                       jd_num(pr / pb.attainable_gflops));
+            jd_set(&jd, row, "probe", po);
+        }
         json_t *rounds = json_array();
         for (int k = 0; k < p->row.nsamples; k++)
             jd_push(&jd, rounds, "sample_rounds",
@@ -397,11 +501,15 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
     for (size_t i = 0; i < doc->plan->nbatch; i++)
         jd_push(&jd, batch, "batch", json_integer((json_int_t)doc->plan->batch[i]));
     json_t *root = jd_pack(
-        &jd, "{s:s, s:i, s:s, s:s?, s:O, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}}",
+        &jd,
+        "{s:s, s:i, s:s, s:s?, s:O, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, "
+        "s:I}}",
         "schema", "roofbench.sweep", "schema_version", SWEEP_SCHEMA_VERSION,
         "status", doc->status, "error", doc->error, "context", doc->context,
         "batch", batch, "weights", weights_json(&jd, doc->plan), "points",
-        points, "curves", curves, "predictions", predictions_json(&jd, doc),
+        points, "curves", curves, "probe_curves",
+        probe_curves_json(&jd, doc, a), "predictions",
+        predictions_json(&jd, doc),
         "contrast", "budget_bytes", (json_int_t)doc->plan->batched_budget,
         "points_left_out", (json_int_t)doc->res->skipped_batched);
     return jd_text(&jd, root, "sweep.json", 17, e);
@@ -468,6 +576,18 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
         csv_empty(c);
         csv_empty(c);
     }
+    const double pr = row_probe(r);
+    if (pr > 0.0) {
+        csv_num(c, "%.6g", pr);
+        csv_num(c, "%.4g", best / pr);
+    } else {
+        csv_empty(c);
+        csv_empty(c);
+    }
+    if (pr > 0.0 && known)
+        csv_num(c, "%.4g", pr / b.attainable_gflops);
+    else
+        csv_empty(c);
     csv_end(c);
 }
 
@@ -479,7 +599,8 @@ static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
                    "gflops_best,gflops_median,peak_fraction_best,"
                    "peak_fraction_median,roof_level,roof_gflops,roof_fraction,"
                    "peak_now_gflops,read_now_gbs,roof_now_gflops,"
-                   "roof_now_fraction");
+                   "roof_now_fraction,probe_gflops,probe_fraction,"
+                   "probe_roof_fraction");
     /* curve by curve, B ascending: the chart draws each as one line */
     for (size_t i = 0; i < a->ncurves; i++)
         for (size_t j = 0; j < a->curves[i].n; j++)
@@ -536,6 +657,32 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
             csv_str(&c, doc->plan->levels[cv->level].name);
             csv_num(&c, "%.6g", b);
             csv_num(&c, "%.6g", fmin(1.0, in * cv->bw / cv->peak));
+            csv_end(&c);
+        }
+    }
+    /* the streaming probe's measured curve, per level, dtype and team */
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *cv = &a->curves[i];
+        int first = cv->kernel->op == RB_OP_MATMUL && cv->has_roof;
+        for (size_t j = 0; j < i && first; j++)
+            if (a->curves[j].level == cv->level && a->curves[j].d == cv->d &&
+                a->curves[j].t == cv->t &&
+                a->curves[j].kernel->op == RB_OP_MATMUL &&
+                a->curves[j].has_roof)
+                first = 0;
+        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
+        sweep_knee k;
+        int has = 0;
+        const size_t n =
+            first ? probe_curve(doc, cv->level, cv->d, cv->t, b, g, &k, &has)
+                  : 0;
+        for (size_t j = 0; j < n; j++) {
+            csv_str(&c, "probe");
+            csv_str(&c, rb_dtype_name(doc->plan->dtypes[cv->d]));
+            csv_int(&c, (unsigned long long)doc->plan->threads[cv->t]);
+            csv_str(&c, doc->plan->levels[cv->level].name);
+            csv_num(&c, "%.6g", b[j]);
+            csv_num(&c, "%.6g", g[j] / cv->peak);
             csv_end(&c);
         }
     }
@@ -658,25 +805,36 @@ typedef struct {
     uint64_t lowb;
 } target_tally;
 
+/* What a point's rate is held against: the roofline's bound, the bound
+ * with the peak and bandwidth measured around the point, or the streaming
+ * probe around it. */
+enum { AGAINST_ROOF, AGAINST_NOW, AGAINST_PROBE, AGAINST_N };
+
 static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
-                                 int now)
+                                 int against)
 {
     target_tally t = {.low = INFINITY, .plo = INFINITY, .rlo = INFINITY};
     for (size_t j = 0; j < c->n; j++) {
         const sweep_point *p = &doc->res->points[c->idx[j]];
         roof_bound b;
         double nb = 0.0, np = 0.0, nr = 0.0;
+        const double probe = row_probe(&p->row);
         if (bound_of(doc, &p->row, &b) != 0 ||
-            (now && bound_now(&b, &p->row, &nb, &np, &nr) != 0))
+            (against == AGAINST_NOW &&
+             bound_now(&b, &p->row, &nb, &np, &nr) != 0) ||
+            (against == AGAINST_PROBE && !(probe > 0.0)))
             continue;
-        const double fr = now ? harness_row_gflops(&p->row) / nb : b.fraction;
+        const double g = harness_row_gflops(&p->row);
+        const double fr = against == AGAINST_NOW     ? g / nb
+                          : against == AGAINST_PROBE ? g / probe
+                                                     : b.fraction;
         t.n++;
         t.ok += fr >= 0.70;
         if (fr < t.low) {
             t.low = fr;
             t.lowb = p->b;
         }
-        if (now) {
+        if (against == AGAINST_NOW) {
             t.plo = fmin(t.plo, np / b.peak_gflops);
             t.phi = fmax(t.phi, np / b.peak_gflops);
             t.rlo = fmin(t.rlo, nr / b.level.gbs);
@@ -686,27 +844,52 @@ static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
     return t;
 }
 
+/* The probe's own points against their roofline bound (the matmul's
+ * counts at that B): how far this host lets any kernel of that
+ * arithmetic per weight reach the roof then. */
+static target_tally tally_probe(const sweep_doc *doc, const sweep_curve *c)
+{
+    target_tally t = {.low = INFINITY};
+    for (size_t j = 0; j < c->n; j++) {
+        const sweep_point *p = &doc->res->points[c->idx[j]];
+        roof_bound b;
+        const double probe = probe_at(doc, c->level, p->row.dtype,
+                                      p->row.threads, p->b);
+        if (!(probe > 0.0) || bound_of(doc, &p->row, &b) != 0)
+            continue;
+        const double fr = probe / b.attainable_gflops;
+        t.n++;
+        t.ok += fr >= 0.70;
+        if (fr < t.low) {
+            t.low = fr;
+            t.lowb = p->b;
+        }
+    }
+    return t;
+}
+
 /* How many of a curve's points reach 70% of their roofline bound, and the
  * lowest: the target a kernel at the roof must meet at every B; then the
  * same against the bound with the peak and the read bandwidth the team got
- * around each point. */
+ * around each point, and against the streaming probe around each point;
+ * then the probe itself against the roof. */
 static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
 {
-    for (int now = 0; now < 2; now++) {
+    static const char *const lead[AGAINST_N] = {
+        "at 70% of the roof or more:",
+        "against the peak and bandwidth measured around each point:",
+        "against the streaming probe around each point, at 70% or more:"};
+    for (int against = 0; against < AGAINST_N; against++) {
         int said = 0;
         for (int k = 0; k < nc; k++) {
-            const target_tally t = tally_target(doc, cs[k], now);
+            const target_tally t = tally_target(doc, cs[k], against);
             if (!t.n)
                 continue;
             fprintf(f, "%s %s %zu of %zu (lowest %.0f%% at B = %llu",
-                    said++ ? ";"
-                    : now  ? "against the peak and bandwidth measured around "
-                             "each point:"
-                           : "at 70% of the roof or more:",
-                    cs[k]->kernel->name, t.ok, t.n, 100.0 * t.low,
-                    (unsigned long long)t.lowb);
-            if (now)
+                    said++ ? ";" : lead[against], cs[k]->kernel->name, t.ok,
+                    t.n, 100.0 * t.low, (unsigned long long)t.lowb);
+            if (against == AGAINST_NOW)
                 fprintf(f, "; those %.2f to %.2f and %.2f to %.2f of the "
                            "roofline's",
                         t.plo, t.phi, t.rlo, t.rhi);
@@ -715,6 +898,15 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
         if (said)
             fprintf(f, "\n");
     }
+    for (int k = 0; k < nc; k++)
+        if (cs[k]->kernel->op == RB_OP_MATMUL) {
+            const target_tally t = tally_probe(doc, cs[k]);
+            if (t.n)
+                fprintf(f, "the streaming probe itself at 70%% of the roof or "
+                           "more: %zu of %zu (lowest %.0f%% at B = %llu)\n",
+                        t.ok, t.n, 100.0 * t.low, (unsigned long long)t.lowb);
+            break;
+        }
 }
 
 /* Under a level slower than another this run measured: each matmul's
@@ -787,10 +979,10 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                 (double)cs[0]->p * (double)cs[0]->m *
                     (double)rb_dtype_size(plan->dtypes[d]) / 1e6,
                 cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
-    fprintf(f, "\n%6s %8s %6s", "B", "FLOP/B", "roof");
+    fprintf(f, "\n%6s %8s %6s %13s", "B", "FLOP/B", "roof", "probe");
     for (int k = 0; k < nc; k++)
         fprintf(f, " %22s", cs[k]->kernel->name);
-    fprintf(f, "\n%6s %8s %6s", "", "", "GF/s");
+    fprintf(f, "\n%6s %8s %6s %13s", "", "", "GF/s", "GF/s  %roof");
     for (int k = 0; k < nc; k++)
         fprintf(f, " %22s", "GF/s  %roof  spread");
     fprintf(f, "\n");
@@ -810,14 +1002,20 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         if (!any)
             continue;
         roof_bound bd;
-        char roof[16] = "n/a";
-        if (bound_of(doc, &any->row, &bd) == 0)
+        char roof[16] = "n/a", probe[24] = "n/a";
+        const double pr =
+            probe_at(doc, level, plan->dtypes[d], plan->threads[t], b);
+        if (bound_of(doc, &any->row, &bd) == 0) {
             snprintf(roof, sizeof(roof), "%.4g", bd.attainable_gflops);
+            if (pr > 0.0 && any->row.kernel->op == RB_OP_MATMUL)
+                snprintf(probe, sizeof(probe), "%.4g %5.0f%%", pr,
+                         100.0 * pr / bd.attainable_gflops);
+        }
         /* the matmul kernels share counts (the contrast's differ: its own
          * %roof column places it on its own bound) */
-        fprintf(f, "%6llu %8.3g %6s", (unsigned long long)b,
+        fprintf(f, "%6llu %8.3g %6s %13s", (unsigned long long)b,
                 (double)any->row.counts.flops / (double)any->row.counts.bytes,
-                roof);
+                roof, probe);
         for (int k = 0; k < nc; k++) {
             if (!row[k]) {
                 fprintf(f, " %22s", "-");
@@ -836,6 +1034,47 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
     target_line(doc, cs, nc, f);
     ceiling_line(doc, a, cs, nc, f);
     rise_line(doc, cs, nc, f);
+}
+
+/* The knees of the streaming probe's curve at each level, dtype and team
+ * that has a matmul curve with a roof: where a kernel with nothing but the
+ * weights' stream and its FMAs crosses half of its plateau, on this host. */
+static void probe_knee_rows(const sweep_doc *doc, const sweep_analysis *a,
+                            FILE *f)
+{
+    for (size_t i = 0; i < a->ncurves; i++) {
+        const sweep_curve *c = &a->curves[i];
+        int first = c->kernel->op == RB_OP_MATMUL && c->has_roof;
+        for (size_t j = 0; j < i && first; j++)
+            if (a->curves[j].level == c->level && a->curves[j].d == c->d &&
+                a->curves[j].t == c->t &&
+                a->curves[j].kernel->op == RB_OP_MATMUL &&
+                a->curves[j].has_roof)
+                first = 0;
+        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
+        sweep_knee k;
+        int has = 0;
+        if (!first ||
+            !probe_curve(doc, c->level, c->d, c->t, b, g, &k, &has) || !has)
+            continue;
+        char k50[24], k90[24], rb[24] = "n/a", ratio[24] = "n/a",
+             plat[24], rk[24], rkr[24] = "n/a";
+        fmt_batch(k50, sizeof(k50), k.knee[0], k.at_first[0]);
+        fmt_batch(k90, sizeof(k90), k.knee[1], k.at_first[1]);
+        snprintf(plat, sizeof(plat), "%.4g%s", k.plateau,
+                 k.plateau_at_end ? "+" : "");
+        fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
+        fmt_ratio(ratio, sizeof(ratio), k.knee[0] / c->ridge_b, k.at_first[0]);
+        const double rk50 = sweep_ridge_batch(
+            c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
+            0.5 * k.plateau, c->bw);
+        fmt_batch(rk, sizeof(rk), rk50, 0);
+        fmt_ratio(rkr, sizeof(rkr), k.knee[0] / rk50, k.at_first[0]);
+        fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
+                doc->plan->levels[c->level].name,
+                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
+                "streaming probe", plat, k50, k90, rb, ratio, rk, rkr);
+    }
 }
 
 static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
@@ -872,6 +1111,7 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                 rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
                 c->kernel->name, plat, k50, k90, rb, ratio, rk, rkr);
     }
+    probe_knee_rows(doc, a, f);
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
                "beyond the grid. roof k50: where a kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
@@ -962,7 +1202,15 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                "lends move within seconds while its clock stays, and the\n"
                "memory a guest gets within minutes (the read kernel alone, "
                "where the roofline's level\nis the best of several: the "
-               "ranges say how far the two differ).\n");
+               "ranges say how far the two differ).\n"
+               "probe: the streaming FMA probe around each point: the "
+               "point's weights streamed once\nwith B FMAs a weight on "
+               "registers and nothing else (no C tile, no broadcasts of A,\n"
+               "the lines asked for 4 KiB ahead, in one stream and in four, "
+               "the better), on the point's\nteam just before its samples "
+               "and just after (the larger): what this host then lets\n"
+               "any kernel of that arithmetic per weight reach; a kernel may "
+               "beat it, it is no roof.\n");
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
                    "point%s: its working set grows with B past the budget of "
