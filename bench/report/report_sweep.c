@@ -70,23 +70,55 @@ static double probe_at(const sweep_doc *doc, int level, rb_dtype dt,
     return best;
 }
 
-/* The probe's own curve at a level, dtype and team: its rate at every B
- * of the grid where it was measured, and its knees. Returns the points. */
-static size_t probe_curve(const sweep_doc *doc, int level, int d, int t,
-                          double *b, double *g, sweep_knee *knee, int *has)
+/* Whether curve i of a is the one that speaks for the probe of its weight
+ * level, dtype and team: the first matmul curve there (with a roof, when
+ * need_roof). */
+static int probe_owner(const sweep_analysis *a, size_t i, int need_roof)
+{
+    const sweep_curve *c = &a->curves[i];
+    if (c->kernel->op != RB_OP_MATMUL || (need_roof && !c->has_roof))
+        return 0;
+    for (size_t j = 0; j < i; j++) {
+        const sweep_curve *o = &a->curves[j];
+        if (o->level == c->level && o->d == c->d && o->t == c->t &&
+            o->kernel->op == RB_OP_MATMUL && (!need_roof || o->has_roof))
+            return 0;
+    }
+    return 1;
+}
+
+/* The probe's own curve: its rate at every B of the grid where it was
+ * measured, and its knees where has_knee. */
+typedef struct {
+    double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
+    size_t n;
+    sweep_knee knee;
+    int has_knee;
+} probe_line;
+
+/* The probe's curve at the weight level, dtype and team of curve i, where
+ * that curve speaks for it (probe_owner). Returns its points, 0 where
+ * curve i does not speak for it. */
+static size_t probe_curve(const sweep_doc *doc, const sweep_analysis *a,
+                          size_t i, int need_roof, probe_line *pl)
 {
     const sweep_plan *plan = doc->plan;
-    size_t n = 0;
-    for (size_t i = 0; i < plan->nbatch; i++) {
-        const double v = probe_at(doc, level, plan->dtypes[d],
-                                  plan->threads[t], plan->batch[i]);
+    const sweep_curve *c = &a->curves[i];
+    pl->n = 0;
+    pl->has_knee = 0;
+    if (!probe_owner(a, i, need_roof))
+        return 0;
+    for (size_t j = 0; j < plan->nbatch; j++) {
+        const double v = probe_at(doc, c->level, plan->dtypes[c->d],
+                                  plan->threads[c->t], plan->batch[j]);
         if (v > 0.0) {
-            b[n] = (double)plan->batch[i];
-            g[n++] = v;
+            pl->b[pl->n] = (double)plan->batch[j];
+            pl->g[pl->n++] = v;
         }
     }
-    *has = n >= 2 && sweep_knee_find(b, g, n, knee) == 0;
-    return n;
+    pl->has_knee =
+        pl->n >= 2 && sweep_knee_find(pl->b, pl->g, pl->n, &pl->knee) == 0;
+    return pl->n;
 }
 
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
@@ -416,31 +448,22 @@ static json_t *probe_curves_json(jdoc *jd, const sweep_doc *doc,
     json_t *arr = json_array();
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
-        int first = c->kernel->op == RB_OP_MATMUL;
-        for (size_t j = 0; j < i && first; j++)
-            if (a->curves[j].level == c->level && a->curves[j].d == c->d &&
-                a->curves[j].t == c->t &&
-                a->curves[j].kernel->op == RB_OP_MATMUL)
-                first = 0;
-        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
-        sweep_knee k;
-        int has = 0;
-        const size_t n =
-            first ? probe_curve(doc, c->level, c->d, c->t, b, g, &k, &has) : 0;
-        if (!n)
+        probe_line pl;
+        if (!probe_curve(doc, a, i, 0, &pl))
             continue;
+        const sweep_knee k = pl.knee;
         json_t *pts = json_array();
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < pl.n; j++)
             jd_push(jd, pts, "probe points",
-                    jd_pack(jd, "{s:I, s:o}", "batch", (json_int_t)b[j],
-                            "gflops", jd_num(g[j])));
+                    jd_pack(jd, "{s:I, s:o}", "batch", (json_int_t)pl.b[j],
+                            "gflops", jd_num(pl.g[j])));
         json_t *o = jd_pack(
             jd, "{s:s, s:s, s:i, s:I, s:I, s:o}", "weights",
             doc->plan->levels[c->level].name, "dtype",
             rb_dtype_name(doc->plan->dtypes[c->d]), "threads",
             doc->plan->threads[c->t], "p", (json_int_t)c->p, "m",
             (json_int_t)c->m, "points", pts);
-        if (has) {
+        if (pl.has_knee) {
             jd_set(jd, o, "plateau_gflops", jd_num(k.plateau));
             jd_set(jd, o, "plateau_at_last_point",
                    json_boolean(k.plateau_at_end));
@@ -663,26 +686,15 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
     /* the streaming probe's measured curve, per level, dtype and team */
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *cv = &a->curves[i];
-        int first = cv->kernel->op == RB_OP_MATMUL && cv->has_roof;
-        for (size_t j = 0; j < i && first; j++)
-            if (a->curves[j].level == cv->level && a->curves[j].d == cv->d &&
-                a->curves[j].t == cv->t &&
-                a->curves[j].kernel->op == RB_OP_MATMUL &&
-                a->curves[j].has_roof)
-                first = 0;
-        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
-        sweep_knee k;
-        int has = 0;
-        const size_t n =
-            first ? probe_curve(doc, cv->level, cv->d, cv->t, b, g, &k, &has)
-                  : 0;
-        for (size_t j = 0; j < n; j++) {
+        probe_line pl;
+        probe_curve(doc, a, i, 1, &pl);
+        for (size_t j = 0; j < pl.n; j++) {
             csv_str(&c, "probe");
             csv_str(&c, rb_dtype_name(doc->plan->dtypes[cv->d]));
             csv_int(&c, (unsigned long long)doc->plan->threads[cv->t]);
             csv_str(&c, doc->plan->levels[cv->level].name);
-            csv_num(&c, "%.6g", b[j]);
-            csv_num(&c, "%.6g", g[j] / cv->peak);
+            csv_num(&c, "%.6g", pl.b[j]);
+            csv_num(&c, "%.6g", pl.g[j] / cv->peak);
             csv_end(&c);
         }
     }
@@ -1044,19 +1056,10 @@ static void probe_knee_rows(const sweep_doc *doc, const sweep_analysis *a,
 {
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *c = &a->curves[i];
-        int first = c->kernel->op == RB_OP_MATMUL && c->has_roof;
-        for (size_t j = 0; j < i && first; j++)
-            if (a->curves[j].level == c->level && a->curves[j].d == c->d &&
-                a->curves[j].t == c->t &&
-                a->curves[j].kernel->op == RB_OP_MATMUL &&
-                a->curves[j].has_roof)
-                first = 0;
-        double b[SWEEP_MAX_POINTS], g[SWEEP_MAX_POINTS];
-        sweep_knee k;
-        int has = 0;
-        if (!first ||
-            !probe_curve(doc, c->level, c->d, c->t, b, g, &k, &has) || !has)
+        probe_line pl;
+        if (!probe_curve(doc, a, i, 1, &pl) || !pl.has_knee)
             continue;
+        const sweep_knee k = pl.knee;
         char k50[24], k90[24], rb[24] = "n/a", ratio[24] = "n/a",
              plat[24], rk[24], rkr[24] = "n/a";
         fmt_batch(k50, sizeof(k50), k.knee[0], k.at_first[0]);
