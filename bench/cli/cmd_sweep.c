@@ -144,10 +144,11 @@ static const flag_table sweep_table = {
     "new run folder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
-    "Sizes take K, M, G suffixes (x1024). The default takes about four "
-    "minutes on two\ncores, two minutes a round (--quick: seconds). Exit status: 0 success, 1 "
-    "a kernel failed\nverification, 2 bad input or an unusable environment, "
-    "130 or 143 after SIGINT\nor SIGTERM (the finished points are kept).",
+    "Sizes take K, M, G suffixes (x1024). The default took four to seven "
+    "minutes on two\ncores, two to three and a half a round (--quick: "
+    "seconds). Exit status: 0 success,\n1 a kernel failed verification, 2 "
+    "bad input or an unusable environment, 130 or\n143 after SIGINT or "
+    "SIGTERM (the finished points are kept).",
     0};
 
 /* ---- the plan -------------------------------------------------------------- */
