@@ -362,6 +362,38 @@ static void test_fmastream(void)
     CHECK((ceilings_fmastream_now_variant() != NULL) == (ran >= 1));
 }
 
+/* The bandwidth sweep's working sets: the last at size_max, each a whole
+ * step of the factor below the next, the first at size_min or above; so
+ * the quick sweep to 1 GiB ends at 455 MB, 683 MB and 1 GiB, and a DRAM
+ * plateau from 455 MB on has the 3 points over a factor 2 the detector
+ * needs (stepped up from 4 KiB they were 349, 523 and 1024 MB: a curve
+ * still falling to 500 MB had 2). */
+static void test_bw_grid(void)
+{
+    ceilings_plan plan;
+    ceilings_plan_defaults(&plan, 1, 2, RB_ISA_SSE2, 0.0, 16e9);
+    CHECK(plan.size_max == 1024.0 * 1024 * 1024);
+    size_t el[CEIL_MAX_POINTS];
+    const double per = 8.0 * 2; /* one stream, two threads */
+    const size_t n = ceilings_bw_points(&plan, per, el);
+    CHECK(n > 10 && n <= CEIL_MAX_POINTS);
+    CHECK_U64(el[n - 1] * per, (uint64_t)plan.size_max);
+    CHECK((double)el[0] * per >= plan.size_min * 0.99);
+    /* each a step down from the end, rounded down to whole blocks */
+    for (size_t i = 0; i < n; i++) {
+        const double want =
+            plan.size_max / pow(plan.factor, (double)(n - 1 - i)) / per;
+        CHECK((double)el[i] <= want * (1 + 1e-9) &&
+              (double)el[i] > want - RB_STREAM_BLOCK);
+    }
+    CHECK((double)el[n - 1] / (double)el[n - 3] >= 2.0);
+    /* full: a finer step, the same end */
+    ceilings_plan_defaults(&plan, 0, 2, RB_ISA_SSE2, 0.0, 16e9);
+    const size_t m = ceilings_bw_points(&plan, per, el);
+    CHECK(m > n);
+    CHECK_U64(el[m - 1] * per, (uint64_t)plan.size_max);
+}
+
 static void test_selection(void)
 {
     static const unsigned widths[] = {64, 128, 256, 512};
@@ -679,6 +711,7 @@ int main(void)
     test_selection();
     test_kernels_closed_form();
     test_fmastream();
+    test_bw_grid();
     test_bw_layout();
     test_operand_layout();
     return check_status("test_ceilings");

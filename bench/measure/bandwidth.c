@@ -202,22 +202,29 @@ static int bw_setup(pool *team, int nt, const ceilings_plan *plan, bw_ctx *c,
     return RB_OK;
 }
 
-/* The points: geometric steps from size_min, and size_max itself as the
- * last; elements per stream per thread in whole blocks. */
-static size_t bw_points(const ceilings_plan *plan, double per_elem,
-                        size_t *elems)
+/* The grid is anchored at its end so that the DRAM plateau, which the
+ * detector only believes over 3 points spanning a factor 2, always gets
+ * the sweep's last points in full steps: stepped up from 4 KiB by 1.5
+ * (--quick), the last step was 523 MB to 1 GiB, and on a Xeon guest of
+ * CPUID model 207, whose 260 MiB L3 still shows in the curve to about
+ * 500 MB, the 2-thread read roof then had no DRAM level (2 flat points,
+ * 1.96 apart), and the main job's sweep and model steps failed. */
+size_t ceilings_bw_points(const ceilings_plan *plan, double per_elem,
+                          size_t *elems)
 {
+    const double steps =
+        floor(log(plan->size_max / plan->size_min) / log(plan->factor) +
+              1e-9);
+    const int k = steps < CEIL_MAX_POINTS - 1 ? (int)steps : CEIL_MAX_POINTS - 1;
     size_t np = 0;
-    for (double ws = plan->size_min; np < CEIL_MAX_POINTS; ws *= plan->factor) {
-        const int last = ws * plan->factor > plan->size_max * 1.0001;
-        size_t n = (size_t)((last ? plan->size_max : ws) / per_elem) /
-                   RB_STREAM_BLOCK * RB_STREAM_BLOCK;
+    for (int i = k; i >= 0; i--) {
+        const double ws = plan->size_max / pow(plan->factor, i);
+        size_t n =
+            (size_t)(ws / per_elem) / RB_STREAM_BLOCK * RB_STREAM_BLOCK;
         if (n < RB_STREAM_BLOCK)
             n = RB_STREAM_BLOCK;
         if (np == 0 || n != elems[np - 1])
             elems[np++] = n;
-        if (last)
-            break;
     }
     return np;
 }
@@ -309,7 +316,7 @@ int ceilings_bw_curve(pool *team, int nt, bw_kernel k,
     c->kernel = k;
     out->variant = c->v->name;
     size_t elems[CEIL_MAX_POINTS];
-    const size_t np = bw_points(plan, 8.0 * out->streams * nt, elems);
+    const size_t np = ceilings_bw_points(plan, 8.0 * out->streams * nt, elems);
     int rc = bw_setup(team, nt, plan, c, e);
     if (!rc)
         rc = bw_sweep(team, nt, plan, c, elems, np, gbs, e);

@@ -282,6 +282,15 @@ void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
                             const rb_dtype *dtypes, int ndtypes,
                             unsigned mixes);
 
+/* The working sets of a bandwidth sweep: geometric steps of plan->factor
+ * down from size_max to size_min, in ascending order, each as elements
+ * per stream per thread (per_elem bytes each: 8 x streams x threads), in
+ * whole RB_STREAM_BLOCKs, none twice. Anchored at size_max, so that the
+ * last points, where DRAM is named, are whole steps apart. Returns how
+ * many (at most CEIL_MAX_POINTS). */
+size_t ceilings_bw_points(const ceilings_plan *plan, double per_elem,
+                          size_t *elems);
+
 /* Checks a plan against this machine before anything runs: something to
  * measure, widths the CPU has, sizes that fit. */
 int ceilings_check_plan(const ceilings_plan *plan, unsigned isa,
