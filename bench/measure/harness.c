@@ -555,16 +555,14 @@ unsigned harness_fmas_per_element(rb_op op, rb_shape s)
     return f < 1.5 ? 1u : f > 1e6 ? 1000000u : (unsigned)(f + 0.5);
 }
 
-/* The streaming FMA probe over the row's largest input, where the plan
- * asks for it (row->fmastream_fmas set). */
-static double probe_fmastream(const exec_env *x, harness_row *row)
+/* The streaming FMA probe over the row's largest input (in, bytes),
+ * where the plan asks for it (row->fmastream_fmas set). */
+static double probe_fmastream(const exec_env *x, harness_row *row,
+                              const void *in, size_t bytes)
 {
     if (row->fmastream_fmas == 0)
         return 0.0;
-    const exec_ctx *t = x->ctx;
-    size_t bytes;
-    const void *in = largest_input(t, &bytes);
-    return ceilings_fmastream_now(x->team, row->threads, t->dt, in, bytes,
+    return ceilings_fmastream_now(x->team, row->threads, x->ctx->dt, in, bytes,
                                   row->fmastream_fmas, FMASTREAM_NOW_TRIES,
                                   &row->fmastream_bytes);
 }
@@ -605,7 +603,7 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         row->fmastream_fmas = plan->fmastream & (1u << t->op)
                                   ? harness_fmas_per_element(t->op, t->s)
                                   : 0;
-        row->fmastream_before = probe_fmastream(x, row);
+        row->fmastream_before = probe_fmastream(x, row, in, in_bytes);
         calibrate(x, ex, plan->min_time);
         if (!interrupt_requested())
             rc = take_samples(x, ex, plan, row, e);
@@ -614,7 +612,7 @@ static int measure_row(exec_env *x, const harness_plan *plan,
         row->read_after = ceilings_read_now(x->team, row->threads, in,
                                             in_bytes, READ_NOW_TRIES,
                                             &row->read_bytes);
-        row->fmastream_after = probe_fmastream(x, row);
+        row->fmastream_after = probe_fmastream(x, row, in, in_bytes);
         row->ghz_after = team_ghz(x->team, &row->ghz_spread_after);
     }
     if (!rc && !interrupt_requested()) {

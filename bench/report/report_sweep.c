@@ -185,13 +185,14 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
 
 /* Where a kernel that follows min(its own plateau, I(B) x bw) reaches half
  * of it: the knee the roofline predicts for this kernel. */
-static double roof_knee50(const sweep_doc *doc, const sweep_curve *c)
+static double roof_knee50(const sweep_doc *doc, const sweep_curve *c,
+                          const sweep_knee *k)
 {
-    if (!c->has_roof || !c->has_knee || c->kernel->op == RB_OP_BATCHED)
+    if (!c->has_roof || !k || c->kernel->op == RB_OP_BATCHED)
         return NAN;
     return sweep_ridge_batch(
         c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
-        0.5 * c->knee.plateau, c->bw);
+        0.5 * k->plateau, c->bw);
 }
 
 static sweep_curve *curve_for(sweep_analysis *a, const sweep_doc *doc,
@@ -385,7 +386,7 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             jd_set(jd, o, "knee50_over_ridge_is_upper_bound",
                    json_boolean(c->knee.at_first[0]));
         }
-        const double k = roof_knee50(doc, c);
+        const double k = roof_knee50(doc, c, c->has_knee ? &c->knee : NULL);
         if (isfinite(k) && k > 0.0) {
             jd_set(jd, o, "roofline_knee50", jd_num(k));
             jd_set(jd, o, "knee50_over_roofline_knee50",
@@ -822,6 +823,17 @@ typedef struct {
  * probe around it. */
 enum { AGAINST_ROOF, AGAINST_NOW, AGAINST_PROBE, AGAINST_N };
 
+/* Counts one point's fraction fr at batch b into t. */
+static void tally_add(target_tally *t, double fr, uint64_t b)
+{
+    t->n++;
+    t->ok += fr >= 0.70;
+    if (fr < t->low) {
+        t->low = fr;
+        t->lowb = b;
+    }
+}
+
 static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
                                  int against)
 {
@@ -840,12 +852,7 @@ static target_tally tally_target(const sweep_doc *doc, const sweep_curve *c,
         const double fr = against == AGAINST_NOW     ? g / nb
                           : against == AGAINST_PROBE ? g / probe
                                                      : b.fraction;
-        t.n++;
-        t.ok += fr >= 0.70;
-        if (fr < t.low) {
-            t.low = fr;
-            t.lowb = p->b;
-        }
+        tally_add(&t, fr, p->b);
         if (against == AGAINST_NOW) {
             t.plo = fmin(t.plo, np / b.peak_gflops);
             t.phi = fmax(t.phi, np / b.peak_gflops);
@@ -869,13 +876,7 @@ static target_tally tally_probe(const sweep_doc *doc, const sweep_curve *c)
                                       p->row.threads, p->b);
         if (!(probe > 0.0) || bound_of(doc, &p->row, &b) != 0)
             continue;
-        const double fr = probe / b.attainable_gflops;
-        t.n++;
-        t.ok += fr >= 0.70;
-        if (fr < t.low) {
-            t.low = fr;
-            t.lowb = p->b;
-        }
+        tally_add(&t, probe / b.attainable_gflops, p->b);
     }
     return t;
 }
@@ -1048,36 +1049,33 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
     rise_line(doc, cs, nc, f);
 }
 
-/* The knees of the streaming probe's curve at each level, dtype and team
- * that has a matmul curve with a roof: where a kernel with nothing but the
- * weights' stream and its FMAs crosses half of its plateau, on this host. */
-static void probe_knee_rows(const sweep_doc *doc, const sweep_analysis *a,
-                            FILE *f)
+/* One row of the knee table: curve c's level, dtype and team under
+ * `name`, with knee k (NULL: none) beside c's ridge B and the knee of a
+ * kernel at the roof with k's plateau (roof_knee50). */
+static void knee_row(const sweep_doc *doc, const sweep_curve *c,
+                     const char *name, const sweep_knee *k, FILE *f)
 {
-    for (size_t i = 0; i < a->ncurves; i++) {
-        const sweep_curve *c = &a->curves[i];
-        probe_line pl;
-        if (!probe_curve(doc, a, i, 1, &pl) || !pl.has_knee)
-            continue;
-        const sweep_knee k = pl.knee;
-        char k50[24], k90[24], rb[24] = "n/a", ratio[24] = "n/a",
-             plat[24], rk[24], rkr[24] = "n/a";
-        fmt_batch(k50, sizeof(k50), k.knee[0], k.at_first[0]);
-        fmt_batch(k90, sizeof(k90), k.knee[1], k.at_first[1]);
-        snprintf(plat, sizeof(plat), "%.4g%s", k.plateau,
-                 k.plateau_at_end ? "+" : "");
-        fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
-        fmt_ratio(ratio, sizeof(ratio), k.knee[0] / c->ridge_b, k.at_first[0]);
-        const double rk50 = sweep_ridge_batch(
-            c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
-            0.5 * k.plateau, c->bw);
-        fmt_batch(rk, sizeof(rk), rk50, 0);
-        fmt_ratio(rkr, sizeof(rkr), k.knee[0] / rk50, k.at_first[0]);
-        fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
-                doc->plan->levels[c->level].name,
-                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-                "streaming probe", plat, k50, k90, rb, ratio, rk, rkr);
+    char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a",
+         plat[24] = "-", rk[24] = "n/a", rkr[24] = "n/a";
+    if (k) {
+        fmt_batch(k50, sizeof(k50), k->knee[0], k->at_first[0]);
+        fmt_batch(k90, sizeof(k90), k->knee[1], k->at_first[1]);
+        snprintf(plat, sizeof(plat), "%.4g%s", k->plateau,
+                 k->plateau_at_end ? "+" : "");
     }
+    if (c->has_roof)
+        fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
+    if (c->has_roof && k)
+        fmt_ratio(ratio, sizeof(ratio), k->knee[0] / c->ridge_b,
+                  k->at_first[0]);
+    const double r = roof_knee50(doc, c, k);
+    fmt_batch(rk, sizeof(rk), r, 0);
+    if (k)
+        fmt_ratio(rkr, sizeof(rkr), k->knee[0] / r, k->at_first[0]);
+    fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
+            doc->plan->levels[c->level].name,
+            rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
+            name, plat, k50, k90, rb, ratio, rk, rkr);
 }
 
 static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
@@ -1089,32 +1087,17 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     fprintf(f, "%-8s %-5s %3s %-16s %10s %8s %8s %8s %9s %8s %9s\n", "weights",
             "dtype", "thr", "kernel", "plateau", "knee50", "knee90", "ridge B",
             "k50/ridge", "roof k50", "k50/roof");
+    for (size_t i = 0; i < a->ncurves; i++)
+        knee_row(doc, &a->curves[i], a->curves[i].kernel->name,
+                 a->curves[i].has_knee ? &a->curves[i].knee : NULL, f);
+    /* the streaming probe's curve where a matmul curve with a roof speaks
+     * for it: where a kernel with nothing but the weights' stream and its
+     * FMAs crosses half of its plateau, on this host */
     for (size_t i = 0; i < a->ncurves; i++) {
-        const sweep_curve *c = &a->curves[i];
-        char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a",
-             plat[24] = "-", rk[24] = "n/a", rkr[24] = "n/a";
-        if (c->has_knee) {
-            fmt_batch(k50, sizeof(k50), c->knee.knee[0], c->knee.at_first[0]);
-            fmt_batch(k90, sizeof(k90), c->knee.knee[1], c->knee.at_first[1]);
-            snprintf(plat, sizeof(plat), "%.4g%s", c->knee.plateau,
-                     c->knee.plateau_at_end ? "+" : "");
-        }
-        if (c->has_roof)
-            fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
-        if (c->has_roof && c->has_knee)
-            fmt_ratio(ratio, sizeof(ratio), c->knee.knee[0] / c->ridge_b,
-                      c->knee.at_first[0]);
-        const double k = roof_knee50(doc, c);
-        fmt_batch(rk, sizeof(rk), k, 0);
-        if (c->has_knee)
-            fmt_ratio(rkr, sizeof(rkr), c->knee.knee[0] / k,
-                      c->knee.at_first[0]);
-        fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
-                doc->plan->levels[c->level].name,
-                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-                c->kernel->name, plat, k50, k90, rb, ratio, rk, rkr);
+        probe_line pl;
+        if (probe_curve(doc, a, i, 1, &pl) && pl.has_knee)
+            knee_row(doc, &a->curves[i], "streaming probe", &pl.knee, f);
     }
-    probe_knee_rows(doc, a, f);
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
                "beyond the grid. roof k50: where a kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
