@@ -71,11 +71,12 @@ typedef struct rb_counts rb_counts;
 typedef int (*rb_counts_fn)(rb_shape s, size_t elsize, rb_counts *out);
 
 /* A reference (ref.c): output rows [r0, r1) of a problem from dense
- * row-major double inputs, each output summed in long double in textbook
- * order; val gets the sum and absval the sum of |a||b| over the same terms,
- * both dense [(r1 - r0) x cols] with row r0 first, so that a caller can
- * keep the few rows it checks (as the ceilings' large GEMM does). */
-typedef void (*rb_ref_fn)(rb_shape s, const double *a, const double *b,
+ * row-major inputs of dtype dt, as the kernels see them, each output
+ * summed in textbook order in a type whose rounding is far below the
+ * kernels' tolerance (ref.c says which); val gets the sum and absval the
+ * sum of |a||b| over the same terms, both dense [(r1 - r0) x cols] with
+ * row r0 first, so that a caller can keep the few rows it checks. */
+typedef void (*rb_ref_fn)(rb_shape s, rb_dtype dt, const void *a, const void *b,
                           size_t r0, size_t r1, double *val, double *absval);
 
 /* What a kernel does to memory, and so which bandwidth roofs may bound it

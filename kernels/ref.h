@@ -10,14 +10,14 @@ size_t ref_out_rows(rb_op op, rb_shape s);
 size_t ref_out_cols(rb_op op, rb_shape s);
 
 /* The references, one per operation (see rb_ref_fn in kernel.h). */
-void ref_dot(rb_shape s, const double *a, const double *b, size_t r0,
-             size_t r1, double *val, double *absval);
-void ref_matvec(rb_shape s, const double *a, const double *b, size_t r0,
-                size_t r1, double *val, double *absval);
-void ref_matmul(rb_shape s, const double *a, const double *b, size_t r0,
-                size_t r1, double *val, double *absval);
-void ref_batched(rb_shape s, const double *a, const double *b, size_t r0,
-                 size_t r1, double *val, double *absval);
+void ref_dot(rb_shape s, rb_dtype dt, const void *a, const void *b,
+             size_t r0, size_t r1, double *val, double *absval);
+void ref_matvec(rb_shape s, rb_dtype dt, const void *a, const void *b,
+                size_t r0, size_t r1, double *val, double *absval);
+void ref_matmul(rb_shape s, rb_dtype dt, const void *a, const void *b,
+                size_t r0, size_t r1, double *val, double *absval);
+void ref_batched(rb_shape s, rb_dtype dt, const void *a, const void *b,
+                 size_t r0, size_t r1, double *val, double *absval);
 
 typedef struct {
     double max_err; /* max over outputs of |c - ref| / sum |a||b|         */

@@ -118,8 +118,6 @@ static void test_op(rb_op op, rb_shape s, const char *only)
     uint64_t el[3];
     rb_operand_elems(op, s, el);
     const size_t rows = ref_out_rows(op, s), cols = ref_out_cols(op, s);
-    double *ad = malloc(el[0] * sizeof(double));
-    double *bd = malloc(el[1] * sizeof(double));
     double *val = malloc(rows * cols * sizeof(double));
     double *absval = malloc(rows * cols * sizeof(double));
     void *a = malloc(el[0] * sizeof(double));
@@ -128,20 +126,20 @@ static void test_op(rb_op op, rb_shape s, const char *only)
     for (int d = 0; d < RB_NDTYPES; d++) {
         const rb_dtype dt = (rb_dtype)d;
         for (uint64_t i = 0; i < el[0]; i++) {
-            ad[i] = harness_value(SEED, 0, i, dt);
-            dt == RB_F32 ? (((float *)a)[i] = (float)ad[i])
-                         : (((double *)a)[i] = ad[i]);
+            const double v = harness_value(SEED, 0, i, dt);
+            dt == RB_F32 ? (((float *)a)[i] = (float)v)
+                         : (((double *)a)[i] = v);
         }
         for (uint64_t i = 0; i < el[1]; i++) {
-            bd[i] = harness_value(SEED, 1, i, dt);
-            dt == RB_F32 ? (((float *)b)[i] = (float)bd[i])
-                         : (((double *)b)[i] = bd[i]);
+            const double v = harness_value(SEED, 1, i, dt);
+            dt == RB_F32 ? (((float *)b)[i] = (float)v)
+                         : (((double *)b)[i] = v);
         }
         for (size_t ki = 0; ki < rb_nkernels; ki++) {
             const rb_kernel *k = &rb_kernels[ki];
             if (k->op != op || (only && strcmp(k->name, only) != 0))
                 continue;
-            k->reference(s, ad, bd, 0, rows, val, absval);
+            k->reference(s, dt, a, b, 0, rows, val, absval);
             /* Library kernels thread themselves: they get the whole
              * problem; harness kernels also get 2 and 3 shares. */
             const int maxparts = k->threading == RB_SPLIT_LIBRARY ? 1 : 3;
@@ -149,8 +147,6 @@ static void test_op(rb_op op, rb_shape s, const char *only)
                 CHECK(run_case(k, dt, s, parts, val, absval, a, b, c) <= 1.0);
         }
     }
-    free(ad);
-    free(bd);
     free(val);
     free(absval);
     free(a);
@@ -167,7 +163,7 @@ static void test_check_catches_errors(void)
         a[i] = harness_value(SEED, 0, (uint64_t)i, RB_F64);
     for (int i = 0; i < 21; i++)
         b[i] = harness_value(SEED, 1, (uint64_t)i, RB_F64);
-    ref_matmul(s, a, b, 0, 5, val, absval);
+    ref_matmul(s, RB_F64, a, b, 0, 5, val, absval);
     const rb_operands x = {.n = 5, .p = 7, .m = 3, .a = a, .lda = 7, .b = b,
                            .ldb = 3, .c = c, .ldc = 3, .team = NULL};
     rb_kernel_find("matmul_row")->fn[RB_F64](&x);
@@ -198,20 +194,24 @@ static void test_reference_by_hand(void)
     double val[4], absval[4];
     const double a[] = {1, -2, 3};
     const double b[] = {4, 5, -6};
-    ref_dot((rb_shape){1, 3, 1}, a, b, 0, 1, val, absval);
+    ref_dot((rb_shape){1, 3, 1}, RB_F64, a, b, 0, 1, val, absval);
     CHECK(val[0] == 4 - 10 - 18 && absval[0] == 4 + 10 + 18);
+    /* f32 inputs are read as floats: 0.1f is not 0.1 */
+    const float af[] = {0.1f, 2, 3}, bf[] = {1, 0.5f, -0.25f};
+    ref_dot((rb_shape){1, 3, 1}, RB_F32, af, bf, 0, 1, val, absval);
+    CHECK(val[0] == (double)0.1f + 1.0 - 0.75 && val[0] != 0.1 + 1.0 - 0.75);
     /* [2,3] x [3,2]: A = [1 -2 3; 4 5 6], B = [1 2; 3 4; 5 6] */
     const double A[] = {1, -2, 3, 4, 5, 6};
     const double B[] = {1, 2, 3, 4, 5, 6};
-    ref_matmul((rb_shape){2, 3, 2}, A, B, 0, 2, val, absval);
+    ref_matmul((rb_shape){2, 3, 2}, RB_F64, A, B, 0, 2, val, absval);
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 2 - 8 + 18);
     CHECK(val[2] == 4 + 15 + 30 && val[3] == 8 + 20 + 36);
     CHECK(absval[0] == 1 + 6 + 15);
-    ref_matvec((rb_shape){2, 3, 1}, A, b, 0, 2, val, absval);
+    ref_matvec((rb_shape){2, 3, 1}, RB_F64, A, b, 0, 2, val, absval);
     CHECK(val[0] == 4 - 10 - 18 && val[1] == 16 + 25 - 36);
     /* batched: row 0 uses B[0:3], row 1 the next [3,1] matrix */
     const double Bb[] = {1, 3, 5, 2, 4, 6};
-    ref_batched((rb_shape){2, 3, 1}, A, Bb, 0, 2, val, absval);
+    ref_batched((rb_shape){2, 3, 1}, RB_F64, A, Bb, 0, 2, val, absval);
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
 }
 

@@ -353,7 +353,9 @@ static void defect_signals(void)
                          "--out",
                          out,
                          NULL};
-    stop_case(ord, "matmul_blocked", 8.0, SIGINT, doc, "orders", &r);
+    /* up to 30 s for the blocked form (its reference, 4 s of long double
+     * alone, twice that beside another test): the naive one runs longer */
+    stop_case(ord, "matmul_blocked", 30.0, SIGINT, doc, "orders", &r);
     j = load_json(doc);
     json_t *forms = json_object_get(
         json_array_get(json_object_get(j, "sizes"), 0), "forms");

@@ -1,6 +1,7 @@
 /* The measurement path, in the order STREAM and Google Benchmark taught:
  *   1. the reference, once per operation, shape and dtype (OpenMP, long
- *      double), from the same deterministic random inputs the kernels see;
+ *      double), from the same deterministic random inputs the kernels see
+ *      (those of the output rows it keeps);
  *   2. per thread count: a pinned team, and operands first-touched and
  *      filled by the thread that will use them;
  *   3. per kernel: output poisoned with NaN, one call, verification (a wrong
@@ -16,6 +17,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +41,37 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The stream of operand `which`: element idx is a hash of key + idx. */
+static uint64_t value_key(uint64_t seed, int which)
+{
+    return splitmix64(seed ^ ((uint64_t)which << 56));
+}
+
+static double value_of(uint64_t key, uint64_t idx)
+{
+    const uint64_t r = splitmix64(key + idx);
+    return (double)(r >> 11) * 0x1p-52 - 1.0; /* [-1, 1) */
+}
+
 double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt)
 {
-    const uint64_t r =
-        splitmix64(splitmix64(seed ^ ((uint64_t)which << 56)) + idx);
-    const double v = (double)(r >> 11) * 0x1p-52 - 1.0; /* [-1, 1) */
+    const double v = value_of(value_key(seed, which), idx);
     return dt == RB_F32 ? (double)(float)v : v;
+}
+
+/* Elements [lo, hi) of operand `which`, as harness_value gives them, into
+ * dst[0, hi - lo), the key hashed once (per element it was half of a
+ * sweep's fill time). */
+static void fill_values(void *dst, rb_dtype dt, uint64_t seed, int which,
+                        uint64_t lo, uint64_t hi)
+{
+    const uint64_t key = value_key(seed, which);
+    if (dt == RB_F32)
+        for (uint64_t i = lo; i < hi; i++)
+            ((float *)dst)[i - lo] = (float)value_of(key, i);
+    else
+        for (uint64_t i = lo; i < hi; i++)
+            ((double *)dst)[i - lo] = value_of(key, i);
 }
 
 /* ---- shapes, slices and sizes ----------------------------------------- */
@@ -57,6 +84,14 @@ static size_t lda_of(rb_op op, rb_shape s)
 static size_t ldb_of(rb_op op, rb_shape s)
 {
     return (op == RB_OP_MATMUL || op == RB_OP_BATCHED) ? s.m : 1;
+}
+
+/* Row i's inputs are its row of A, elements [i P, (i + 1) P) (dot has one
+ * row: its a), and B: all of it, or, where every row has its own matrix
+ * (batched), elements [i P M, (i + 1) P M). */
+static int own_b(rb_op op)
+{
+    return op == RB_OP_BATCHED;
 }
 
 static size_t ldc_of(rb_op op, rb_shape s)
@@ -126,13 +161,18 @@ int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
         cbytes = (uint64_t)threads * EXEC_PARTIAL_STRIDE;
     else if (__builtin_mul_overflow(e[2], rb_dtype_size(dt), &cbytes))
         return -1;
-    /* the reference keeps verify_rows of its output rows */
-    uint64_t outs = e[2];
-    const size_t rows = ref_out_rows(op, s);
-    if (verify_rows > 0 && verify_rows < rows)
+    /* the reference keeps verify_rows of its output rows, two doubles an
+     * output, from those rows' inputs (reference_make) */
+    uint64_t outs = e[2], rows = ref_out_rows(op, s);
+    if (verify_rows > 0 && verify_rows < rows) {
+        rows = verify_rows;
         outs = (uint64_t)verify_rows * ref_out_cols(op, s);
-    if (__builtin_add_overflow(e[0], e[1], &refin) ||
-        __builtin_mul_overflow(refin, sizeof(double), &refin) ||
+    }
+    uint64_t pm;
+    if (__builtin_mul_overflow((uint64_t)s.p, (uint64_t)s.m, &pm) ||
+        __builtin_mul_overflow(rows, own_b(op) ? pm + s.p : s.p, &refin) ||
+        __builtin_add_overflow(refin, own_b(op) ? 0 : e[1], &refin) ||
+        __builtin_mul_overflow(refin, rb_dtype_size(dt), &refin) ||
         __builtin_add_overflow(e[0], e[1], &operands) ||
         __builtin_mul_overflow(operands, rb_dtype_size(dt), &operands) ||
         __builtin_add_overflow(operands, cbytes, &operands) ||
@@ -254,19 +294,26 @@ static int reference_rows(rb_op op, rb_shape s, size_t verify_rows,
     return 0;
 }
 
-/* The inputs as the kernels see them, in double; then each kept output row
- * in long double, rows in parallel. An interrupt skips the rest. */
+/* The kept output rows, in long double (double for f32 inputs, ref.c),
+ * rows in parallel, from the kept rows' inputs as the kernels see them (in
+ * their dtype, the same values): only those, since the sweep's contrast
+ * has B matrices of DRAM-sized weights and checks two rows. An interrupt
+ * skips the rest. */
 static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
                           uint64_t seed, size_t verify_rows, reference *r,
                           rb_err *e)
 {
     const rb_op op = k->op;
-    uint64_t el[3];
-    rb_operand_elems(op, s, el);
+    const size_t el = rb_dtype_size(dt);
+    uint64_t n[3];
+    rb_operand_elems(op, s, n);
     memset(r, 0, sizeof(*r));
-    double *a = malloc(el[0] * sizeof(*a));
-    double *b = malloc(el[1] * sizeof(*b));
-    if (!a || !b || reference_rows(op, s, verify_rows, r)) {
+    int rc = reference_rows(op, s, verify_rows, r);
+    const uint64_t pm = (uint64_t)s.p * s.m,
+                   nb = own_b(op) ? (uint64_t)r->nrows * pm : n[1];
+    char *a = rc ? NULL : malloc((r->nrows * s.p + 1) * el);
+    char *b = rc ? NULL : malloc((size_t)nb * el + el);
+    if (!a || !b) {
         free(a);
         free(b);
         reference_free(r);
@@ -276,18 +323,33 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
     progress_note("the reference of %s %s (%zu of %zu output rows)",
                   rb_op_name(op), rb_dtype_name(dt), r->nrows,
                   ref_out_rows(op, s));
-    const long long na = (long long)el[0], nb = (long long)el[1];
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < na; i++)
-        a[i] = harness_value(seed, 0, (uint64_t)i, dt);
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < nb; i++)
-        b[i] = harness_value(seed, 1, (uint64_t)i, dt);
     const long long rows = (long long)r->nrows;
+    /* the rows' inputs, and a shared B in as many slices as threads */
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < rows; i++) {
+        const uint64_t ri = r->rows[i];
+        fill_values(a + (size_t)i * s.p * el, dt, seed, 0, ri * s.p,
+                    (ri + 1) * s.p);
+        if (own_b(op))
+            fill_values(b + (size_t)i * pm * el, dt, seed, 1, ri * pm,
+                        (ri + 1) * pm);
+    }
+    if (!own_b(op)) {
+#pragma omp parallel
+        {
+            const uint64_t nt = (uint64_t)omp_get_num_threads(),
+                           t = (uint64_t)omp_get_thread_num(), lo = nb * t / nt,
+                           hi = nb * (t + 1) / nt;
+            fill_values(b + lo * el, dt, seed, 1, lo, hi);
+        }
+    }
+    /* row i alone: a problem of one row, its own A row and B */
+    const rb_shape one = {1, s.p, s.m};
 #pragma omp parallel for schedule(dynamic, 1)
     for (long long i = 0; i < rows; i++)
         if (!interrupt_requested())
-            k->reference(s, a, b, r->rows[i], r->rows[i] + 1,
+            k->reference(one, dt, a + (size_t)i * s.p * el,
+                         b + (own_b(op) ? (size_t)i * pm * el : 0), 0, 1,
                          r->val + (size_t)i * r->cols,
                          r->absval + (size_t)i * r->cols);
     free(a);
@@ -334,10 +396,8 @@ static void job_fill(void *arg, int tid, int nt)
             b_hi = (uint64_t)bhi * ldb_of(t->op, s);
         }
     }
-    for (uint64_t i = a_lo; i < a_hi; i++)
-        store(t->a, i, t->dt, harness_value(t->seed, 0, i, t->dt));
-    for (uint64_t i = b_lo; i < b_hi; i++)
-        store(t->b, i, t->dt, harness_value(t->seed, 1, i, t->dt));
+    fill_values((char *)t->a + a_lo * t->elsize, t->dt, t->seed, 0, a_lo, a_hi);
+    fill_values((char *)t->b + b_lo * t->elsize, t->dt, t->seed, 1, b_lo, b_hi);
     for (uint64_t i = c_lo; i < c_hi; i++)
         store(t->c, i, t->dt, NAN);
 }

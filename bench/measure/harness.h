@@ -105,9 +105,9 @@ typedef struct {
 } harness_result;
 
 /* Checks, before anything is allocated, that every problem's counts fit in
- * 64 bits, that its memory (operands, reference inputs and reference
- * results) fits in the memory available now, and that dimensions passed to
- * OpenBLAS fit its 32-bit indices. */
+ * 64 bits, that its memory (operands, the reference's inputs and results)
+ * fits in the memory available now, and that dimensions passed to OpenBLAS
+ * fit its 32-bit indices. */
 int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
                        rb_err *e);
 

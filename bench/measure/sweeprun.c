@@ -16,12 +16,18 @@ static rb_shape shape_of(const sweep_plan *plan, int level, int d, int t,
     return (rb_shape){(size_t)b, (size_t)w->p[d][t], (size_t)w->m[d][t]};
 }
 
-int sweep_point_bytes(const sweep_plan *plan, const rb_kernel *k, int level,
-                      int d, int t, uint64_t b, uint64_t *bytes)
+/* The working set of kernel k at one point: its operands (the counts'
+ * compulsory bytes), what the contrast's budget is about; the memory
+ * check (harness_check_plan) adds the reference's. */
+static int working_set(const sweep_plan *plan, const rb_kernel *k, int level,
+                       int d, int t, uint64_t b, uint64_t *bytes)
 {
-    return harness_kernel_bytes(k, shape_of(plan, level, d, t, b),
-                                plan->dtypes[d], plan->threads[t],
-                                plan->verify_rows, bytes);
+    rb_counts c;
+    if (k->counts(shape_of(plan, level, d, t, b),
+                  rb_dtype_size(plan->dtypes[d]), &c))
+        return -1;
+    *bytes = c.bytes;
+    return 0;
 }
 
 /* The harness plan of one point: the kernels that run there (the contrast
@@ -35,7 +41,7 @@ static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
         const rb_kernel *k = plan->kernels[i];
         uint64_t need;
         if (k->op == RB_OP_BATCHED &&
-            (sweep_point_bytes(plan, k, level, d, t, b, &need) ||
+            (working_set(plan, k, level, d, t, b, &need) ||
              need > plan->batched_budget))
             continue;
         hp->kernels[hp->nkernels++] = k;
@@ -70,8 +76,7 @@ int sweep_check_plan(const sweep_plan *plan, uint64_t mem_available, rb_err *e)
                 const uint64_t b = plan->batch[plan->nbatch - 1];
                 uint64_t need = 0;
                 if (point_plan(plan, l, d, t, b, &hp) == 0) {
-                    sweep_point_bytes(plan, plan->kernels[0], l, d, t, b,
-                                      &need);
+                    working_set(plan, plan->kernels[0], l, d, t, b, &need);
                     return rb_fail(
                         e, RB_EINPUT,
                         "--batch: at B = %llu batched (every row its own "

@@ -68,10 +68,6 @@ typedef struct {
     int interrupted;
 } sweep_result;
 
-/* The bytes one point of kernel k needs (operands and reference). */
-int sweep_point_bytes(const sweep_plan *plan, const rb_kernel *k, int level,
-                      int d, int t, uint64_t b, uint64_t *bytes);
-
 /* Checks every point before anything runs: counts fit, the matmul points'
  * memory fits mem_available (the largest B decides), BLAS indices fit. */
 int sweep_check_plan(const sweep_plan *plan, uint64_t mem_available, rb_err *e);
