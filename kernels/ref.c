@@ -66,7 +66,7 @@ void ref_matvec(rb_shape s, rb_dtype dt, const void *a, const void *b,
  * sweep point's time). The sums, and the order in which their terms are
  * added, are the same either way. ACC is the sums' type: long double for
  * f64 inputs; double for f32 ones, whose products are exact in double and
- * whose sums then err by at most P x 2^-53 of sum |a||b|, 2^-29 of the f32
+ * whose sums then err by at most P x 2^-53 of sum |a||b|, 2^-30 of the f32
  * tolerance (and, unlike long double, double runs vector-wide: it made
  * the sweep's references five times faster). -1: no room for the sums. */
 #define REF_ROW(NAME, IN_T, ACC, ABS)                                          \

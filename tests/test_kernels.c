@@ -200,6 +200,12 @@ static void test_reference_by_hand(void)
     const float af[] = {0.1f, 2, 3}, bf[] = {1, 0.5f, -0.25f};
     ref_dot((rb_shape){1, 3, 1}, RB_F32, af, bf, 0, 1, val, absval);
     CHECK(val[0] == (double)0.1f + 1.0 - 0.75 && val[0] != 0.1 + 1.0 - 0.75);
+    /* and an f32 matmul row (summed in double): [1,3] x [3,2] */
+    const float bf2[] = {1, 2, 0.5f, 1, -0.25f, 1};
+    ref_matmul((rb_shape){1, 3, 2}, RB_F32, af, bf2, 0, 1, val, absval);
+    CHECK(val[0] == (double)0.1f + 0.25 && val[0] != 0.1 + 0.25);
+    CHECK(val[1] == 2.0 * (double)0.1f + 5.0);
+    CHECK(absval[0] == (double)0.1f + 1.75);
     /* [2,3] x [3,2]: A = [1 -2 3; 4 5 6], B = [1 2; 3 4; 5 6] */
     const double A[] = {1, -2, 3, 4, 5, 6};
     const double B[] = {1, 2, 3, 4, 5, 6};

@@ -128,8 +128,8 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
 }
 
 /* OpenBLAS's GEMM as a harness row on nt threads: n = gemm_n, inputs from
- * seed 7, and 16 output rows checked against the long double reference
- * (the whole reference of n = 4000 would take minutes). */
+ * seed 7, and 16 output rows checked against the reference (the whole
+ * reference of n = 4000 would take minutes). */
 static void gemm_plan(const ceilings_plan *plan, int nt, rb_dtype dt,
                       harness_plan *hp)
 {

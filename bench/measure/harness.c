@@ -1,7 +1,7 @@
 /* The measurement path, in the order STREAM and Google Benchmark taught:
  *   1. the reference, once per operation, shape and dtype (OpenMP, long
- *      double), from the same deterministic random inputs the kernels see
- *      (those of the output rows it keeps);
+ *      double; an f32 matmul row in double), from the same deterministic
+ *      random inputs the kernels see (those of the output rows it keeps);
  *   2. per thread count: a pinned team, and operands first-touched and
  *      filled by the thread that will use them;
  *   3. per kernel: output poisoned with NaN, one call, verification (a wrong
@@ -168,9 +168,11 @@ int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
         rows = verify_rows;
         outs = (uint64_t)verify_rows * ref_out_cols(op, s);
     }
-    uint64_t pm;
-    if (__builtin_mul_overflow((uint64_t)s.p, (uint64_t)s.m, &pm) ||
-        __builtin_mul_overflow(rows, own_b(op) ? pm + s.p : s.p, &refin) ||
+    uint64_t row_in; /* a kept row's own inputs: its A row, its B too */
+    if (__builtin_mul_overflow((uint64_t)s.p, (uint64_t)s.m, &row_in) ||
+        __builtin_add_overflow(row_in, (uint64_t)s.p, &row_in) ||
+        __builtin_mul_overflow(rows, own_b(op) ? row_in : (uint64_t)s.p,
+                               &refin) ||
         __builtin_add_overflow(refin, own_b(op) ? 0 : e[1], &refin) ||
         __builtin_mul_overflow(refin, rb_dtype_size(dt), &refin) ||
         __builtin_add_overflow(e[0], e[1], &operands) ||
@@ -294,7 +296,7 @@ static int reference_rows(rb_op op, rb_shape s, size_t verify_rows,
     return 0;
 }
 
-/* The kept output rows, in long double (double for f32 inputs, ref.c),
+/* The kept output rows, in long double (an f32 matmul row in double: ref.c),
  * rows in parallel, from the kept rows' inputs as the kernels see them (in
  * their dtype, the same values): only those, since the sweep's contrast
  * has B matrices of DRAM-sized weights and checks two rows. An interrupt
