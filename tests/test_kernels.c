@@ -221,6 +221,30 @@ static void test_reference_by_hand(void)
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
 }
 
+/* A problem's memory at its peak: the reference's results and the larger
+ * of its inputs (freed before the operands are mapped) and the operands,
+ * worked out by hand. */
+static void test_problem_bytes(void)
+{
+    uint64_t b = 0;
+    /* matmul [2,1000] x [1000,1000] f32, every row kept: operands
+     * (2000 + 1e6 + 2000) x 4, reference inputs (2000 + 1e6) x 4, results
+     * 2000 x 2 doubles */
+    CHECK(harness_problem_bytes(RB_OP_MATMUL, (rb_shape){2, 1000, 1000},
+                                RB_F32, 1, 0, &b) == 0);
+    CHECK_U64(b, 4016000 + 32000);
+    /* batched, 4 rows of [100] x [100,50] f64, 2 rows kept: operands
+     * (400 + 20000 + 200) x 8; inputs 2 x (5000 + 100) x 8; results
+     * 2 x 50 x 16 */
+    CHECK(harness_problem_bytes(RB_OP_BATCHED, (rb_shape){4, 100, 50},
+                                RB_F64, 2, 2, &b) == 0);
+    CHECK_U64(b, 164800 + 1600);
+    /* too large to count */
+    CHECK(harness_problem_bytes(RB_OP_BATCHED,
+                                (rb_shape){1u << 31, 1u << 31, 1u << 31},
+                                RB_F64, 1, 2, &b) == -1);
+}
+
 /* The blocked matmul against OpenBLAS on the same inputs. */
 static void test_blocked_vs_openblas(rb_shape s)
 {
@@ -376,5 +400,6 @@ int main(void)
     test_implausible_cache(full);
     test_check_catches_errors();
     test_reference_by_hand();
+    test_problem_bytes();
     return check_status("test_kernels");
 }

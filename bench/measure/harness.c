@@ -150,10 +150,16 @@ void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
     x->c = (char *)c + lo * x->ldc * elsize;
 }
 
-int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
-                          size_t verify_rows, uint64_t *bytes)
+/* The three parts of a problem's memory: its operands (and any extra
+ * beyond them), the reference's inputs, and the reference's kept results.
+ * The reference is made, and its inputs freed, before the operands are
+ * mapped (harness_run); its results stay. So the peak is the results and
+ * the larger of the other two. */
+static int problem_parts(rb_op op, rb_shape s, rb_dtype dt, int threads,
+                         size_t verify_rows, uint64_t extra,
+                         uint64_t *bytes)
 {
-    uint64_t e[3], operands, cbytes, refin, refout, total;
+    uint64_t e[3], operands, cbytes, refin, refout;
     if (rb_operand_elems(op, s, e))
         return -1;
     /* Dot's output is one partial sum per thread, a cache line each. */
@@ -178,25 +184,30 @@ int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
         __builtin_add_overflow(e[0], e[1], &operands) ||
         __builtin_mul_overflow(operands, rb_dtype_size(dt), &operands) ||
         __builtin_add_overflow(operands, cbytes, &operands) ||
+        __builtin_add_overflow(operands, extra, &operands) ||
         __builtin_mul_overflow(outs, 2 * sizeof(double), &refout) ||
-        __builtin_add_overflow(operands, refin, &total) ||
-        __builtin_add_overflow(total, refout, &total))
+        __builtin_add_overflow(refout, operands > refin ? operands : refin,
+                               bytes))
         return -1;
-    *bytes = total;
     return 0;
+}
+
+int harness_problem_bytes(rb_op op, rb_shape s, rb_dtype dt, int threads,
+                          size_t verify_rows, uint64_t *bytes)
+{
+    return problem_parts(op, s, dt, threads, verify_rows, 0, bytes);
 }
 
 int harness_kernel_bytes(const rb_kernel *k, rb_shape s, rb_dtype dt,
                          int threads, size_t verify_rows, uint64_t *bytes)
 {
-    if (harness_problem_bytes(k->op, s, dt, threads, verify_rows, bytes))
-        return -1;
+    uint64_t ws = 0;
     if (k->workspace) {
         size_t shared, own;
         k->workspace(s, dt, threads, &shared, &own);
-        *bytes += shared + (uint64_t)own * (uint64_t)threads;
+        ws = shared + (uint64_t)own * (uint64_t)threads;
     }
-    return 0;
+    return problem_parts(k->op, s, dt, threads, verify_rows, ws, bytes);
 }
 
 int harness_check_plan(const harness_plan *plan, uint64_t mem_available,
