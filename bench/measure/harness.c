@@ -94,6 +94,24 @@ static int own_b(rb_op op)
     return op == RB_OP_BATCHED;
 }
 
+/* The elements of A and of B the reference reads for `rows` kept rows
+ * (reference_make fills them; the memory check counts them). -1 on
+ * overflow. */
+static int ref_inputs(rb_op op, rb_shape s, uint64_t rows, uint64_t *na,
+                      uint64_t *nb)
+{
+    uint64_t e[3], pm;
+    if (rb_operand_elems(op, s, e) ||
+        __builtin_mul_overflow((uint64_t)s.p, (uint64_t)s.m, &pm) ||
+        __builtin_mul_overflow(rows, (uint64_t)s.p, na))
+        return -1;
+    if (!own_b(op)) {
+        *nb = e[1];
+        return 0;
+    }
+    return __builtin_mul_overflow(rows, pm, nb) ? -1 : 0;
+}
+
 static size_t ldc_of(rb_op op, rb_shape s)
 {
     return (op == RB_OP_MATMUL || op == RB_OP_BATCHED) ? s.m : 1;
@@ -156,8 +174,7 @@ void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
  * mapped (harness_run); its results stay. So the peak is the results and
  * the larger of the other two. */
 static int problem_parts(rb_op op, rb_shape s, rb_dtype dt, int threads,
-                         size_t verify_rows, uint64_t extra,
-                         uint64_t *bytes)
+                         size_t verify_rows, uint64_t extra, uint64_t *bytes)
 {
     uint64_t e[3], operands, cbytes, refin, refout;
     if (rb_operand_elems(op, s, e))
@@ -174,12 +191,9 @@ static int problem_parts(rb_op op, rb_shape s, rb_dtype dt, int threads,
         rows = verify_rows;
         outs = (uint64_t)verify_rows * ref_out_cols(op, s);
     }
-    uint64_t row_in; /* a kept row's own inputs: its A row, its B too */
-    if (__builtin_mul_overflow((uint64_t)s.p, (uint64_t)s.m, &row_in) ||
-        __builtin_add_overflow(row_in, (uint64_t)s.p, &row_in) ||
-        __builtin_mul_overflow(rows, own_b(op) ? row_in : (uint64_t)s.p,
-                               &refin) ||
-        __builtin_add_overflow(refin, own_b(op) ? 0 : e[1], &refin) ||
+    uint64_t na, nb;
+    if (ref_inputs(op, s, rows, &na, &nb) ||
+        __builtin_add_overflow(na, nb, &refin) ||
         __builtin_mul_overflow(refin, rb_dtype_size(dt), &refin) ||
         __builtin_add_overflow(e[0], e[1], &operands) ||
         __builtin_mul_overflow(operands, rb_dtype_size(dt), &operands) ||
@@ -317,15 +331,13 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
                           rb_err *e)
 {
     const rb_op op = k->op;
-    const size_t el = rb_dtype_size(dt);
-    uint64_t n[3];
-    rb_operand_elems(op, s, n);
+    const size_t el = rb_dtype_size(dt), pm = s.p * s.m;
     memset(r, 0, sizeof(*r));
-    int rc = reference_rows(op, s, verify_rows, r);
-    const uint64_t pm = (uint64_t)s.p * s.m,
-                   nb = own_b(op) ? (uint64_t)r->nrows * pm : n[1];
-    char *a = rc ? NULL : malloc((r->nrows * s.p + 1) * el);
-    char *b = rc ? NULL : malloc((size_t)nb * el + el);
+    uint64_t na = 0, nb = 0;
+    const int bad = reference_rows(op, s, verify_rows, r) ||
+                    ref_inputs(op, s, r->nrows, &na, &nb);
+    char *a = bad ? NULL : malloc((size_t)(na + 1) * el);
+    char *b = bad ? NULL : malloc((size_t)(nb + 1) * el);
     if (!a || !b) {
         free(a);
         free(b);
