@@ -643,6 +643,47 @@ static void test_operand_layout(void)
     CHECK(rb_region_map(&r, 1, zero, 4096, 0, "test", &e) == RB_EINPUT);
 }
 
+/* Parking (the sweep's): an unmapped region's mapping is kept and taken by
+ * the next map that fits, with the values it held; the first mapping made
+ * while parking spans the reserve; a need beyond it gets a fresh, larger
+ * mapping; off unmaps what is kept and maps afresh again. */
+static void test_region_park(void)
+{
+    rb_region r;
+    rb_err e;
+    const size_t reserve = (size_t)8 << 20, small[2] = {4096, 100000},
+                 big[1] = {(size_t)12 << 20};
+    rb_region_park(reserve);
+    CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
+    void *const first = r.map;
+    CHECK(r.len >= reserve);
+    memset(r.buf[1], 0x5a, small[1]);
+    rb_region_unmap(&r);
+    CHECK(r.map == NULL);
+    /* the same mapping, and the other buffers laid out in it */
+    const size_t other[1] = {(size_t)6 << 20};
+    CHECK(rb_region_map(&r, 1, other, 4096, 0, "test", &e) == RB_OK);
+    CHECK(r.map == first);
+    CHECK(((unsigned char *)r.buf[0])[4096 + 10] == 0x5a);
+    memset(r.buf[0], 1, other[0]);
+    rb_region_unmap(&r);
+    /* past the reserve: a larger one, kept in turn */
+    CHECK(rb_region_map(&r, 1, big, 4096, 0, "test", &e) == RB_OK);
+    void *const larger = r.map;
+    CHECK(r.len >= big[0]);
+    memset(r.buf[0], 2, big[0]);
+    rb_region_unmap(&r);
+    CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
+    CHECK(r.map == larger);
+    rb_region_unmap(&r);
+    /* off: what is kept goes, and a map is fresh (zeroed pages) */
+    rb_region_park(0);
+    CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
+    CHECK(r.len < reserve);
+    CHECK(((unsigned char *)r.buf[1])[10] == 0);
+    rb_region_unmap(&r);
+}
+
 /* One cache level from hwloc, on synthetic topologies with known sizes:
  * a core's share, and what the level is believed to hold (in a guest,
  * every cache at most RB_CACHE_PER_CORE_MAX a core below it; on bare
@@ -714,5 +755,6 @@ int main(void)
     test_bw_grid();
     test_bw_layout();
     test_operand_layout();
+    test_region_park();
     return check_status("test_ceilings");
 }

@@ -334,17 +334,25 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
     const size_t el = rb_dtype_size(dt), pm = s.p * s.m;
     memset(r, 0, sizeof(*r));
     uint64_t na = 0, nb = 0;
-    const int bad = reference_rows(op, s, verify_rows, r) ||
-                    ref_inputs(op, s, r->nrows, &na, &nb);
-    char *a = bad ? NULL : malloc((size_t)(na + 1) * el);
-    char *b = bad ? NULL : malloc((size_t)(nb + 1) * el);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    if (reference_rows(op, s, verify_rows, r) ||
+        ref_inputs(op, s, r->nrows, &na, &nb)) {
         reference_free(r);
         return rb_fail(e, RB_EINPUT, "out of memory for the reference of %s %s",
                        rb_op_name(op), rb_dtype_name(dt));
     }
+    /* a region, not malloc: where the caller parks regions (the sweep),
+     * the operands' mapping serves the next reference and back */
+    const size_t in_bytes[2] = {(size_t)(na + 1) * el, (size_t)(nb + 1) * el};
+    char what[96];
+    snprintf(what, sizeof(what), "the reference of %s %s", rb_op_name(op),
+             rb_dtype_name(dt));
+    rb_region in;
+    const int rc = rb_region_map(&in, 2, in_bytes, ALIGN, 0, what, e);
+    if (rc) {
+        reference_free(r);
+        return rc;
+    }
+    char *const a = in.buf[0], *const b = in.buf[1];
     progress_note("the reference of %s %s (%zu of %zu output rows)",
                   rb_op_name(op), rb_dtype_name(dt), r->nrows,
                   ref_out_rows(op, s));
@@ -377,8 +385,7 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
                          b + (own_b(op) ? (size_t)i * pm * el : 0), 0, 1,
                          r->val + (size_t)i * r->cols,
                          r->absval + (size_t)i * r->cols);
-    free(a);
-    free(b);
+    rb_region_unmap(&in);
     return RB_OK;
 }
 

@@ -6,6 +6,32 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* While parking is on (reserve > 0): the kept mapping. */
+static size_t reserve;
+static void *parked;
+static size_t parked_len;
+
+void rb_region_park(size_t bytes)
+{
+    reserve = bytes;
+    if (!bytes && parked) {
+        munmap(parked, parked_len);
+        parked = NULL;
+        parked_len = 0;
+    }
+}
+
+/* The buffers at their offsets from the first 1 MiB boundary of r->map. */
+static int lay_out(rb_region *r, int n)
+{
+    r->n = n;
+    const uintptr_t base = ((uintptr_t)r->map + RB_REGION_BLOCK - 1) /
+                           RB_REGION_BLOCK * (uintptr_t)RB_REGION_BLOCK;
+    for (int k = 0; k < n; k++)
+        r->buf[k] = (void *)(base + r->offset[k]);
+    return RB_OK;
+}
+
 int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
                   size_t shift, const char *what, rb_err *e)
 {
@@ -25,6 +51,22 @@ int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
         off += (bytes[k] + unit - 1) / unit * unit + shift;
     }
     r->len = end + RB_REGION_BLOCK;
+    if (parked && parked_len >= r->len) {
+        /* the kept mapping, advised as it was made */
+        r->map = parked;
+        r->len = parked_len;
+        parked = NULL;
+        parked_len = 0;
+        return lay_out(r, n);
+    }
+    if (parked) {
+        /* too small: freed before the larger one is made */
+        munmap(parked, parked_len);
+        parked = NULL;
+        parked_len = 0;
+    }
+    if (reserve > r->len)
+        r->len = reserve; /* untouched pages cost nothing */
     void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {
@@ -42,17 +84,23 @@ int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
     if (host_hugepages_wanted())
         (void)madvise(m, r->len, MADV_HUGEPAGE);
     r->map = m;
-    r->n = n;
-    const uintptr_t base = ((uintptr_t)m + RB_REGION_BLOCK - 1) /
-                           RB_REGION_BLOCK * (uintptr_t)RB_REGION_BLOCK;
-    for (int k = 0; k < n; k++)
-        r->buf[k] = (void *)(base + r->offset[k]);
-    return RB_OK;
+    return lay_out(r, n);
 }
 
 void rb_region_unmap(rb_region *r)
 {
-    if (r->map)
+    if (r->map && reserve) {
+        /* keep the larger of this one and the one kept */
+        if (parked && parked_len >= r->len) {
+            munmap(r->map, r->len);
+        } else {
+            if (parked)
+                munmap(parked, parked_len);
+            parked = r->map;
+            parked_len = r->len;
+        }
+    } else if (r->map) {
         munmap(r->map, r->len);
+    }
     memset(r, 0, sizeof(*r));
 }
