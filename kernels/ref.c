@@ -1,6 +1,6 @@
 /* References: the textbook definition of each operation, every output its
- * sum over k in ascending order, in long double (a matmul row of f32
- * inputs in double: REF_ROW) so that their own rounding error is far
+ * sum over k in ascending order, in long double (a matmul row in double,
+ * of f64 inputs in pairs of doubles) so that their own rounding error is far
  * below the tolerance of the kernels they judge. Slow on purpose (no
  * blocking), and simple enough to be read as the specification. Inputs
  * are dense row-major, in the kernels' dtype: the values the kernels
@@ -64,40 +64,80 @@ void ref_matvec(rb_shape s, rb_dtype dt, const void *a, const void *b,
  * the loops run k outside j so that B is read row by row (walking a
  * column of a B beyond the caches missed at every step and took half of a
  * sweep point's time). The sums, and the order in which their terms are
- * added, are the same either way. ACC is the sums' type: long double for
- * f64 inputs; double for f32 ones, whose products are exact in double and
- * whose sums then err by at most P x 2^-53 of sum |a||b|, 2^-30 of the f32
- * tolerance (and, unlike long double, double runs vector-wide: it made
- * the sweep's references five times faster). -1: no room for the sums. */
-#define REF_ROW(NAME, IN_T, ACC, ABS)                                          \
-    static int NAME(rb_shape s, const IN_T *a, const IN_T *b, double *val,    \
-                    double *absval)                                            \
-    {                                                                          \
-        ACC *sum = malloc(2 * (s.m ? s.m : 1) * sizeof(*sum));                 \
-        if (!sum)                                                              \
-            return -1;                                                         \
-        ACC *abs_sum = sum + s.m;                                              \
-        for (size_t j = 0; j < s.m; j++)                                       \
-            sum[j] = abs_sum[j] = 0;                                           \
-        for (size_t k = 0; k < s.p; k++) {                                     \
-            const ACC ak = a[k];                                               \
-            const IN_T *bk = b + k * s.m;                                      \
-            for (size_t j = 0; j < s.m; j++) {                                 \
-                const ACC t = ak * (ACC)bk[j];                                 \
-                sum[j] += t;                                                   \
-                abs_sum[j] += ABS(t);                                          \
-            }                                                                  \
-        }                                                                      \
-        for (size_t j = 0; j < s.m; j++) {                                     \
-            val[j] = (double)sum[j];                                           \
-            absval[j] = (double)abs_sum[j];                                    \
-        }                                                                      \
-        free(sum);                                                             \
-        return 0;                                                              \
+ * added, are the same either way. Both run vector-wide, which long double
+ * cannot (double made the f32 rows five times faster). -1: no room for
+ * the sums.
+ *
+ * f32 inputs: the sums in double. A product of two floats is exact there,
+ * and a sum of P of them errs by at most P x 2^-53 of sum |a||b|, 2^-30 of
+ * the f32 tolerance. */
+static int ref_row_f32(rb_shape s, const float *a, const float *b,
+                       double *val, double *absval)
+{
+    double *sum = malloc(2 * (s.m ? s.m : 1) * sizeof(*sum));
+    if (!sum)
+        return -1;
+    double *abs_sum = sum + s.m;
+    for (size_t j = 0; j < s.m; j++)
+        sum[j] = abs_sum[j] = 0;
+    for (size_t k = 0; k < s.p; k++) {
+        const double ak = a[k];
+        const float *bk = b + k * s.m;
+        for (size_t j = 0; j < s.m; j++) {
+            const double t = ak * (double)bk[j];
+            sum[j] += t;
+            abs_sum[j] += fabs(t);
+        }
     }
+    for (size_t j = 0; j < s.m; j++) {
+        val[j] = sum[j];
+        absval[j] = abs_sum[j];
+    }
+    free(sum);
+    return 0;
+}
 
-REF_ROW(ref_row_f32, float, double, fabs)
-REF_ROW(ref_row_f64, double, long double, fabsl)
+/* f64 inputs: each sum a pair of doubles, hi + lo, every step exact but
+ * for lo's own additions (Ogita, Rump and Oishi's Dot2, "Accurate Sum and
+ * Dot Product", SIAM J. Sci. Comput. 26(6), 2005): the product's rounding
+ * error from an FMA, the sum's from Knuth's TwoSum. The result errs by at
+ * most 2^-53 of itself plus (P 2^-53)^2 / (1 - P 2^-53)^2 of sum |a||b|,
+ * below long double's P 2^-64 for any P under 2^42. It relies on every
+ * operation being rounded as written (ref.c is built with
+ * -ffp-contract=off: an addition fused with the product before it would
+ * make TwoSum's error term wrong). The FMA is the hardware's where the
+ * CPU has one (a clone for it), glibc's exact fma otherwise. */
+__attribute__((target_clones("fma", "default"))) static int
+ref_row_f64(rb_shape s, const double *a, const double *b, double *val,
+            double *absval)
+{
+    double *hi = malloc(3 * (s.m ? s.m : 1) * sizeof(*hi));
+    if (!hi)
+        return -1;
+    double *lo = hi + s.m, *abs_sum = lo + s.m;
+    for (size_t j = 0; j < s.m; j++)
+        hi[j] = lo[j] = abs_sum[j] = 0;
+    for (size_t k = 0; k < s.p; k++) {
+        const double ak = a[k];
+        const double *bk = b + k * s.m;
+        for (size_t j = 0; j < s.m; j++) {
+            const double p = ak * bk[j];
+            const double pe = __builtin_fma(ak, bk[j], -p); /* p + pe exact */
+            const double t = hi[j] + p;
+            const double z = t - hi[j];
+            const double te = (hi[j] - (t - z)) + (p - z); /* t + te exact */
+            hi[j] = t;
+            lo[j] += te + pe;
+            abs_sum[j] += fabs(p);
+        }
+    }
+    for (size_t j = 0; j < s.m; j++) {
+        val[j] = hi[j] + lo[j];
+        absval[j] = abs_sum[j];
+    }
+    free(hi);
+    return 0;
+}
 
 /* C[i,j] = sum_k A[i,k] B_i[k,j], B_i = b + i * bstep (bstep 0: one B for
  * every row), rows [r0, r1). */

@@ -221,6 +221,37 @@ static void test_reference_by_hand(void)
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
 }
 
+/* An f64 matmul row is summed exactly where double alone loses all of it:
+ * (1 + 2^-30)^2 - (1 + 2^-29) = 2^-60, whose product rounds the 2^-60
+ * away in double, and 1e17 + 1 - 1e17 = 1, whose first sum does; every
+ * column of a row that is wider than a vector, the remainder's too. */
+static void test_reference_exact_sums(void)
+{
+    enum { M = 11 };
+    const double u = ldexp(1.0, -30), a[] = {1 + u, -1};
+    double b[2 * M], val[M], absval[M];
+    for (int j = 0; j < M; j++) {
+        b[j] = 1 + u;
+        b[M + j] = 1 + 2 * u;
+    }
+    ref_matmul((rb_shape){1, 2, M}, RB_F64, a, b, 0, 1, val, absval);
+    for (int j = 0; j < M; j++)
+        CHECK(val[j] == ldexp(1.0, -60));
+    const double a3[] = {1, 1, 1};
+    double b3[3 * M];
+    for (int j = 0; j < M; j++) {
+        b3[j] = 1e17;
+        b3[M + j] = 1;
+        b3[2 * M + j] = -1e17;
+    }
+    ref_matmul((rb_shape){1, 3, M}, RB_F64, a3, b3, 0, 1, val, absval);
+    for (int j = 0; j < M; j++)
+        CHECK(val[j] == 1.0 && absval[j] == 2e17 + 1);
+    /* and batched, whose rows take the same path */
+    ref_batched((rb_shape){1, 3, M}, RB_F64, a3, b3, 0, 1, val, absval);
+    CHECK(val[0] == 1.0 && val[M - 1] == 1.0);
+}
+
 /* A problem's memory at its peak: the reference's results and the larger
  * of its inputs (freed before the operands are mapped) and the operands,
  * worked out by hand. */
@@ -400,6 +431,7 @@ int main(void)
     test_implausible_cache(full);
     test_check_catches_errors();
     test_reference_by_hand();
+    test_reference_exact_sums();
     test_problem_bytes();
     return check_status("test_kernels");
 }

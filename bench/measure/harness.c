@@ -321,11 +321,11 @@ static int reference_rows(rb_op op, rb_shape s, size_t verify_rows,
     return 0;
 }
 
-/* The kept output rows, in long double (an f32 matmul row in double: ref.c),
- * rows in parallel, from the kept rows' inputs as the kernels see them (in
- * their dtype, the same values): only those, since the sweep's contrast
- * has B matrices of DRAM-sized weights and checks two rows. An interrupt
- * skips the rest. */
+/* The kept output rows, in long double (a matmul row in double, or pairs of
+ * them: ref.c), rows in parallel, from the kept rows' inputs as the
+ * kernels see them (in their dtype, the same values): only those, since
+ * the sweep's contrast has B matrices of DRAM-sized weights and checks two
+ * rows. An interrupt skips the rest. */
 static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
                           uint64_t seed, size_t verify_rows, reference *r,
                           rb_err *e)
