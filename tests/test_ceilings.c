@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ceilings.h"
 #include "host.h"
@@ -643,41 +644,65 @@ static void test_operand_layout(void)
     CHECK(rb_region_map(&r, 1, zero, 4096, 0, "test", &e) == RB_EINPUT);
 }
 
-/* Parking (the sweep's): an unmapped region's mapping is kept and taken by
- * the next map that fits, with the values it held; the first mapping made
- * while parking spans the reserve; a need beyond it gets a fresh, larger
- * mapping; off unmaps what is kept and maps afresh again. */
+/* Whether the page at p is mapped (mincore fails with ENOMEM where not). */
+static int page_mapped(void *p)
+{
+    unsigned char v;
+    return mincore(p, 4096, &v) == 0;
+}
+
+/* Parking (the sweep's): an unmapped region's mapping is kept, whole, and
+ * taken by the next map that fits, with the values it held; where two
+ * meet the larger is kept and the other unmapped; the first mapping made
+ * while parking spans the reserve; a need beyond what is kept unmaps it
+ * and gets a fresh, larger mapping; off unmaps what is kept, and a map is
+ * fresh again. */
 static void test_region_park(void)
 {
-    rb_region r;
+    rb_region r, r2;
     rb_err e;
     const size_t reserve = (size_t)8 << 20, small[2] = {4096, 100000},
-                 big[1] = {(size_t)12 << 20};
+                 other[1] = {(size_t)6 << 20}, big[1] = {(size_t)12 << 20};
     rb_region_park(reserve);
     CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
     void *const first = r.map;
-    CHECK(r.len >= reserve);
+    const size_t first_len = r.len;
+    CHECK(first_len >= reserve);
     memset(r.buf[1], 0x5a, small[1]);
     rb_region_unmap(&r);
     CHECK(r.map == NULL);
-    /* the same mapping, and the other buffers laid out in it */
-    const size_t other[1] = {(size_t)6 << 20};
+    CHECK(page_mapped(first));
+    /* the same mapping, whole, and the other buffers laid out in it */
     CHECK(rb_region_map(&r, 1, other, 4096, 0, "test", &e) == RB_OK);
-    CHECK(r.map == first);
+    CHECK(r.map == first && r.len == first_len);
     CHECK(((unsigned char *)r.buf[0])[4096 + 10] == 0x5a);
     memset(r.buf[0], 1, other[0]);
+    /* a second one while the first is held: fresh; when both are unmapped
+     * the one kept is the first (not smaller), the second goes */
+    CHECK(rb_region_map(&r2, 2, small, 4096, 0, "test", &e) == RB_OK);
+    void *const second = r2.map;
+    CHECK(second != first && r2.len <= first_len);
     rb_region_unmap(&r);
-    /* past the reserve: a larger one, kept in turn */
+    rb_region_unmap(&r2);
+    CHECK(page_mapped(first));
+    CHECK(!page_mapped(second));
+    /* past what is kept: that goes, and a larger one comes, kept in turn */
     CHECK(rb_region_map(&r, 1, big, 4096, 0, "test", &e) == RB_OK);
     void *const larger = r.map;
-    CHECK(r.len >= big[0]);
+    const size_t larger_len = r.len;
+    CHECK(larger_len >= big[0]);
+    if ((char *)first + first_len <= (char *)larger ||
+        (char *)larger + larger_len <= (char *)first)
+        CHECK(!page_mapped(first));
     memset(r.buf[0], 2, big[0]);
     rb_region_unmap(&r);
     CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
-    CHECK(r.map == larger);
+    CHECK(r.map == larger && r.len == larger_len);
+    CHECK(((unsigned char *)r.buf[1])[10] == 2);
     rb_region_unmap(&r);
     /* off: what is kept goes, and a map is fresh (zeroed pages) */
     rb_region_park(0);
+    CHECK(!page_mapped(larger));
     CHECK(rb_region_map(&r, 2, small, 4096, 0, "test", &e) == RB_OK);
     CHECK(r.len < reserve);
     CHECK(((unsigned char *)r.buf[1])[10] == 0);

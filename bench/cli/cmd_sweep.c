@@ -216,8 +216,8 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     plan->min_time = o->min_time;
     plan->verify_rows = 2; /* the first and the last row group's last row */
     const uint64_t avail = host_mem_available();
-    /* every point fills its B matrices afresh (1.7 s a GB on a Xeon
-     * guest, page faults and all), and a few B already show it flat */
+    /* every point fills its B matrices afresh (2 ns an element on a Xeon
+     * guest), and a few B already show it flat */
     plan->batched_budget = avail / 4 < 1500000000ull ? avail / 4 : 1500000000ull;
     int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);
     /* all: every matmul kernel and the contrast (batched_openblas is not

@@ -1,9 +1,11 @@
 /* The measurement path, in the order STREAM and Google Benchmark taught:
  *   1. the reference, once per operation, shape and dtype (OpenMP, long
- *      double; an f32 matmul row in double), from the same deterministic
- *      random inputs the kernels see (those of the output rows it keeps);
+ *      double; a matmul row in double, or pairs of them), from the same
+ *      deterministic random inputs the kernels see (those of the output
+ *      rows it keeps);
  *   2. per thread count: a pinned team, and operands first-touched and
- *      filled by the thread that will use them;
+ *      filled by the thread that will use them (filled only, where the
+ *      caller keeps mappings from one problem to the next: region.h);
  *   3. per kernel: output poisoned with NaN, one call, verification (a wrong
  *      result stops the run: it is an error, not a row), one warm-up sample
  *      discarded, repetitions grown until a sample lasts --min-time, the
@@ -170,9 +172,12 @@ void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,
 
 /* The three parts of a problem's memory: its operands (and any extra
  * beyond them), the reference's inputs, and the reference's kept results.
- * The reference is made, and its inputs freed, before the operands are
+ * The reference is made, and its inputs unmapped, before the operands are
  * mapped (harness_run); its results stay. So the peak is the results and
- * the larger of the other two. */
+ * the larger of the other two. (Where the caller keeps mappings, the sweep,
+ * the operands take the inputs' pages, and the process holds the largest
+ * mapping of all its points: its peak is that and one point's results and
+ * workspace, a few MB more than the largest point's.) */
 static int problem_parts(rb_op op, rb_shape s, rb_dtype dt, int threads,
                          size_t verify_rows, uint64_t extra, uint64_t *bytes)
 {
@@ -399,7 +404,9 @@ static void store(void *p, uint64_t i, rb_dtype dt, double v)
 
 /* First touch: each thread writes the rows it will compute (of A, of C, and
  * of B where rows own their matrices) and an even share of a shared B, so
- * the pages land next to the core that uses them. */
+ * the pages land next to the core that uses them (in a kept mapping they
+ * were touched before: the sweep keeps them only where there is one NUMA
+ * node). */
 static void job_fill(void *arg, int tid, int nt)
 {
     const exec_ctx *t = arg;

@@ -65,10 +65,20 @@ int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
         parked = NULL;
         parked_len = 0;
     }
-    if (reserve > r->len)
-        r->len = reserve; /* untouched pages cost nothing */
-    void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const size_t need = r->len;
+    void *m = MAP_FAILED;
+    if (reserve > need) {
+        /* untouched pages cost nothing, unless the system counts them
+         * (overcommit off, an address-space limit): then just the need */
+        r->len = reserve;
+        m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (m == MAP_FAILED) {
+        r->len = need;
+        m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
     if (m == MAP_FAILED) {
         r->len = 0;
         return rb_fail(e, RB_EINPUT, "out of memory for %s (%zu bytes)",

@@ -297,10 +297,12 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
     }
     /* The points map their references' inputs and their operands afresh,
      * of the same few sizes again and again: kept mappings spare the page
-     * faults (region.h; in the default sweep on a Xeon guest, one DRAM
-     * configuration's round took 35 s, of which 11 were timed rows). Not
-     * where the memory has more than one NUMA node: a kept page stays
-     * where the last team first touched it. */
+     * faults (region.h; on a Xeon guest whose hypervisor takes freed pages
+     * back, one DRAM configuration's round of the default sweep, f32 at 1
+     * thread, took 45 and 38 s without them, 34 and 35 s with them). Not
+     * where the memory has more than one NUMA node: a kept page stays on
+     * the node where it was first touched, by whichever team or reference
+     * touched it first. */
     rb_region_park(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1
                        ? largest_need(plan)
                        : 0);
