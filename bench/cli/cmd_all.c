@@ -99,7 +99,7 @@ static const struct {
     {"ceilings", "the roofs: clock, peak, bandwidth per level", 45, 60},
     {"run", "every default kernel on the roofline", 35, 90},
     {"orders", "four orders, same FLOPs", 15, 150},
-    {"sweep", "the batch sweep", 20, 280},
+    {"sweep", "the batch sweep", 20, 210},
     {"network", "the network roof over MPI, 2 ranks", 10, 50},
     {"model", "the reference profiles beside the host", 3, 3},
 };
