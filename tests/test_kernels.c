@@ -221,6 +221,30 @@ static void test_reference_by_hand(void)
     CHECK(val[0] == 1 - 6 + 15 && val[1] == 8 + 20 + 36);
 }
 
+/* The fill (eight elements at a time where the CPU has AVX-512DQ) gives
+ * harness_value's numbers, element for element, in both dtypes, from an
+ * odd start and over an odd count (the vector loop's remainder). */
+static void test_fill_values(void)
+{
+    enum { N = 1000 };
+    const uint64_t lo = 12345;
+    float f[N];
+    double d[N];
+    for (int which = 0; which < 2; which++) {
+        harness_fill(f, RB_F32, SEED, which, lo + 3, lo + 3 + N - 7);
+        harness_fill(d, RB_F64, SEED, which, lo, lo + N);
+        int same32 = 1, same64 = 1;
+        for (int i = 0; i < N - 7; i++)
+            same32 &= (double)f[i] ==
+                      harness_value(SEED, which, lo + 3 + (uint64_t)i, RB_F32);
+        for (int i = 0; i < N; i++)
+            same64 &= d[i] == harness_value(SEED, which, lo + (uint64_t)i,
+                                            RB_F64);
+        CHECK(same32);
+        CHECK(same64);
+    }
+}
+
 /* An f64 matmul row is summed exactly where double alone loses all of it:
  * (1 + 2^-30)^2 - (1 + 2^-29) = 2^-60, whose product rounds the 2^-60
  * away in double, and 1e17 + 1 - 1e17 = 1, whose first sum does; in the
@@ -443,6 +467,7 @@ int main(void)
     test_check_catches_errors();
     test_reference_by_hand();
     test_reference_exact_sums();
+    test_fill_values();
     test_problem_bytes();
     return check_status("test_kernels");
 }

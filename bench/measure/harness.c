@@ -63,17 +63,36 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt)
 
 /* Elements [lo, hi) of operand `which`, as harness_value gives them, into
  * dst[0, hi - lo), the key hashed once (per element it was half of a
- * sweep's fill time). */
-static void fill_values(void *dst, rb_dtype dt, uint64_t seed, int which,
-                        uint64_t lo, uint64_t hi)
+ * sweep's fill time). The hash is two 64-bit multiplies an element: with
+ * AVX-512DQ the compiler runs them eight at a time (vpmullq), every step
+ * exact, so the values are the same (on a Xeon guest, f32: 0.72 ns an
+ * element against 2.4 to 2.6, identical; AVX2 has no 64-bit multiply and
+ * gained nothing). Fills were a fifth of a DRAM point of the sweep. */
+#define FILL_LOOP(KEY, DST, DT, LO, HI)                                        \
+    do {                                                                       \
+        if ((DT) == RB_F32)                                                    \
+            for (uint64_t i = (LO); i < (HI); i++)                             \
+                ((float *)(DST))[i - (LO)] = (float)value_of((KEY), i);        \
+        else                                                                   \
+            for (uint64_t i = (LO); i < (HI); i++)                             \
+                ((double *)(DST))[i - (LO)] = value_of((KEY), i);              \
+    } while (0)
+
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static void
+fill_wide(void *dst, rb_dtype dt, uint64_t key, uint64_t lo, uint64_t hi)
+{
+    FILL_LOOP(key, dst, dt, lo, hi);
+}
+
+void harness_fill(void *dst, rb_dtype dt, uint64_t seed, int which,
+                  uint64_t lo, uint64_t hi)
 {
     const uint64_t key = value_key(seed, which);
-    if (dt == RB_F32)
-        for (uint64_t i = lo; i < hi; i++)
-            ((float *)dst)[i - lo] = (float)value_of(key, i);
+    if (__builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+        fill_wide(dst, dt, key, lo, hi);
     else
-        for (uint64_t i = lo; i < hi; i++)
-            ((double *)dst)[i - lo] = value_of(key, i);
+        FILL_LOOP(key, dst, dt, lo, hi);
 }
 
 /* ---- shapes, slices and sizes ----------------------------------------- */
@@ -366,10 +385,10 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < rows; i++) {
         const uint64_t ri = r->rows[i];
-        fill_values(a + (size_t)i * s.p * el, dt, seed, 0, ri * s.p,
+        harness_fill(a + (size_t)i * s.p * el, dt, seed, 0, ri * s.p,
                     (ri + 1) * s.p);
         if (own_b(op))
-            fill_values(b + (size_t)i * pm * el, dt, seed, 1, ri * pm,
+            harness_fill(b + (size_t)i * pm * el, dt, seed, 1, ri * pm,
                         (ri + 1) * pm);
     }
     if (!own_b(op)) {
@@ -378,7 +397,7 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
             const uint64_t nt = (uint64_t)omp_get_num_threads(),
                            t = (uint64_t)omp_get_thread_num(), lo = nb * t / nt,
                            hi = nb * (t + 1) / nt;
-            fill_values(b + lo * el, dt, seed, 1, lo, hi);
+            harness_fill(b + lo * el, dt, seed, 1, lo, hi);
         }
     }
     /* row i alone: a problem of one row, its own A row and B */
@@ -435,8 +454,10 @@ static void job_fill(void *arg, int tid, int nt)
             b_hi = (uint64_t)bhi * ldb_of(t->op, s);
         }
     }
-    fill_values((char *)t->a + a_lo * t->elsize, t->dt, t->seed, 0, a_lo, a_hi);
-    fill_values((char *)t->b + b_lo * t->elsize, t->dt, t->seed, 1, b_lo, b_hi);
+    harness_fill((char *)t->a + a_lo * t->elsize, t->dt, t->seed, 0, a_lo,
+                 a_hi);
+    harness_fill((char *)t->b + b_lo * t->elsize, t->dt, t->seed, 1, b_lo,
+                 b_hi);
     for (uint64_t i = c_lo; i < c_hi; i++)
         store(t->c, i, t->dt, NAN);
 }
