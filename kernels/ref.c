@@ -71,8 +71,8 @@ void ref_matvec(rb_shape s, rb_dtype dt, const void *a, const void *b,
  * f32 inputs: the sums in double. A product of two floats is exact there,
  * and a sum of P of them errs by at most P x 2^-53 of sum |a||b|, 2^-30 of
  * the f32 tolerance. */
-static int ref_row_f32(rb_shape s, const float *a, const float *b,
-                       double *val, double *absval)
+static int ref_row_f32(rb_shape s, const float *a, const float *b, double *val,
+                       double *absval)
 {
     double *sum = malloc(2 * (s.m ? s.m : 1) * sizeof(*sum));
     if (!sum)

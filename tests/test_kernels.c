@@ -238,8 +238,8 @@ static void test_fill_values(void)
             same32 &= (double)f[i] ==
                       harness_value(SEED, which, lo + 3 + (uint64_t)i, RB_F32);
         for (int i = 0; i < N; i++)
-            same64 &= d[i] == harness_value(SEED, which, lo + (uint64_t)i,
-                                            RB_F64);
+            same64 &=
+                d[i] == harness_value(SEED, which, lo + (uint64_t)i, RB_F64);
         CHECK(same32);
         CHECK(same64);
     }

@@ -146,7 +146,8 @@ static const flag_table sweep_table = {
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
     "Sizes take K, M, G suffixes (x1024). The default took three and a half "
     "minutes\non two cores, its DRAM weights 142 to 215 MB, and three and a "
-    "third in\n`roofbench all` with 213 to 321 MB (--quick: seconds).\nExit status: 0 success, 1 a kernel failed verification, 2 "
+    "third in\n`roofbench all` with 213 to 321 MB (--quick: seconds).\nExit "
+    "status: 0 success, 1 a kernel failed verification, 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
     "SIGTERM (the finished points\nare kept).",
     0};

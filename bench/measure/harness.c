@@ -84,8 +84,8 @@ fill_wide(void *dst, rb_dtype dt, uint64_t key, uint64_t lo, uint64_t hi)
     FILL_LOOP(key, dst, dt, lo, hi);
 }
 
-void harness_fill(void *dst, rb_dtype dt, uint64_t seed, int which,
-                  uint64_t lo, uint64_t hi)
+void harness_fill(void *dst, rb_dtype dt, uint64_t seed, int which, uint64_t lo,
+                  uint64_t hi)
 {
     const uint64_t key = value_key(seed, which);
     if (__builtin_cpu_supports("avx512dq") &&
@@ -386,10 +386,10 @@ static int reference_make(const rb_kernel *k, rb_shape s, rb_dtype dt,
     for (long long i = 0; i < rows; i++) {
         const uint64_t ri = r->rows[i];
         harness_fill(a + (size_t)i * s.p * el, dt, seed, 0, ri * s.p,
-                    (ri + 1) * s.p);
+                     (ri + 1) * s.p);
         if (own_b(op))
             harness_fill(b + (size_t)i * pm * el, dt, seed, 1, ri * pm,
-                        (ri + 1) * pm);
+                         (ri + 1) * pm);
     }
     if (!own_b(op)) {
 #pragma omp parallel

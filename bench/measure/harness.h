@@ -138,8 +138,8 @@ double harness_value(uint64_t seed, int which, uint64_t idx, rb_dtype dt);
 
 /* Elements [lo, hi) of that operand into dst[0, hi - lo), in dt: what
  * harness_value gives, element for element, however the CPU computes it. */
-void harness_fill(void *dst, rb_dtype dt, uint64_t seed, int which,
-                  uint64_t lo, uint64_t hi);
+void harness_fill(void *dst, rb_dtype dt, uint64_t seed, int which, uint64_t lo,
+                  uint64_t hi);
 
 /* The operands of thread tid's share of a problem (see rb_operands). */
 void harness_slice(rb_op op, rb_shape s, size_t elsize, void *a, void *b,

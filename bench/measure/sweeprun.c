@@ -258,10 +258,10 @@ static size_t largest_need(const sweep_plan *plan)
                         point_plan(plan, l, d, t, plan->batch[i], &hp);
                     for (size_t k = 0; k < n; k++) {
                         uint64_t need;
-                        if (harness_kernel_bytes(
-                                hp.kernels[k], hp.shape[hp.kernels[k]->op],
-                                hp.dtypes[0], hp.threads[0], hp.verify_rows,
-                                &need))
+                        if (harness_kernel_bytes(hp.kernels[k],
+                                                 hp.shape[hp.kernels[k]->op],
+                                                 hp.dtypes[0], hp.threads[0],
+                                                 hp.verify_rows, &need))
                             return 0;
                         if (need > most)
                             most = need;
