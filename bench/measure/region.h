@@ -59,7 +59,8 @@ void rb_region_unmap(rb_region *r);
  * instead of a fresh one, whose pages are then already there; a fresh
  * mapping made while it is on spans at least `bytes`, the caller's
  * largest need, so that one serves them all (its untouched pages cost
- * nothing). A fresh mapping's first touch can cost more than the point's
+ * nothing; where the system will not map that much, just the need). A
+ * fresh mapping's first touch can cost more than the point's
  * timed work: under a hypervisor that takes freed memory back
  * (virtio-balloon free page reporting), a page the process touches again
  * faults in the host too; on such a guest 330 MB took 0.7 to 1.3 s to
