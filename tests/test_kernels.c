@@ -125,16 +125,8 @@ static void test_op(rb_op op, rb_shape s, const char *only)
     void *c = malloc((rows * cols + 64) * sizeof(double));
     for (int d = 0; d < RB_NDTYPES; d++) {
         const rb_dtype dt = (rb_dtype)d;
-        for (uint64_t i = 0; i < el[0]; i++) {
-            const double v = harness_value(SEED, 0, i, dt);
-            dt == RB_F32 ? (((float *)a)[i] = (float)v)
-                         : (((double *)a)[i] = v);
-        }
-        for (uint64_t i = 0; i < el[1]; i++) {
-            const double v = harness_value(SEED, 1, i, dt);
-            dt == RB_F32 ? (((float *)b)[i] = (float)v)
-                         : (((double *)b)[i] = v);
-        }
+        harness_fill(a, dt, SEED, 0, 0, el[0]);
+        harness_fill(b, dt, SEED, 1, 0, el[1]);
         for (size_t ki = 0; ki < rb_nkernels; ki++) {
             const rb_kernel *k = &rb_kernels[ki];
             if (k->op != op || (only && strcmp(k->name, only) != 0))
@@ -159,10 +151,8 @@ static void test_check_catches_errors(void)
 {
     const rb_shape s = {5, 7, 3};
     double a[35], b[21], val[15], absval[15], c[15];
-    for (int i = 0; i < 35; i++)
-        a[i] = harness_value(SEED, 0, (uint64_t)i, RB_F64);
-    for (int i = 0; i < 21; i++)
-        b[i] = harness_value(SEED, 1, (uint64_t)i, RB_F64);
+    harness_fill(a, RB_F64, SEED, 0, 0, 35);
+    harness_fill(b, RB_F64, SEED, 1, 0, 21);
     ref_matmul(s, RB_F64, a, b, 0, 5, val, absval);
     const rb_operands x = {.n = 5, .p = 7, .m = 3, .a = a, .lda = 7, .b = b,
                            .ldb = 3, .c = c, .ldc = 3, .team = NULL};

@@ -11,14 +11,27 @@ static size_t reserve;
 static void *parked;
 static size_t parked_len;
 
+/* Unmaps the kept mapping, if any. */
+static void drop_parked(void)
+{
+    if (parked)
+        munmap(parked, parked_len);
+    parked = NULL;
+    parked_len = 0;
+}
+
 void rb_region_park(size_t bytes)
 {
     reserve = bytes;
-    if (!bytes && parked) {
-        munmap(parked, parked_len);
-        parked = NULL;
-        parked_len = 0;
-    }
+    if (!bytes)
+        drop_parked();
+}
+
+/* Anonymous memory of len bytes that reserves no swap, or MAP_FAILED. */
+static void *map_anon(size_t len)
+{
+    return mmap(NULL, len, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
 /* The buffers at their offsets from the first 1 MiB boundary of r->map. */
@@ -59,25 +72,18 @@ int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
         parked_len = 0;
         return lay_out(r, n);
     }
-    if (parked) {
-        /* too small: freed before the larger one is made */
-        munmap(parked, parked_len);
-        parked = NULL;
-        parked_len = 0;
-    }
+    drop_parked(); /* too small: freed before the larger one is made */
     const size_t need = r->len;
     void *m = MAP_FAILED;
     if (reserve > need) {
         /* untouched pages cost nothing, unless the system counts them
          * (overcommit off, an address-space limit): then just the need */
         r->len = reserve;
-        m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        m = map_anon(r->len);
     }
     if (m == MAP_FAILED) {
         r->len = need;
-        m = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        m = map_anon(r->len);
     }
     if (m == MAP_FAILED) {
         r->len = 0;
@@ -104,8 +110,7 @@ void rb_region_unmap(rb_region *r)
         if (parked && parked_len >= r->len) {
             munmap(r->map, r->len);
         } else {
-            if (parked)
-                munmap(parked, parked_len);
+            drop_parked();
             parked = r->map;
             parked_len = r->len;
         }

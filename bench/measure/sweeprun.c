@@ -242,33 +242,21 @@ static void say_point(const sweep_result *res, const sweep_plan *plan,
                  left);
 }
 
-/* The largest memory one point's kernel needs (harness_kernel_bytes: the
- * reference's results and the larger of its inputs and the operands), and
- * room for a region's layout: an upper bound of any one mapping the points
- * make. 0 where it cannot be worked out (then nothing is kept). */
-static size_t largest_need(const sweep_plan *plan)
+/* Raises *most to the largest memory a kernel of point hp needs
+ * (harness_kernel_bytes: the reference's results and the larger of its
+ * inputs and the operands); -1 where that cannot be worked out. */
+static int point_need(const harness_plan *hp, uint64_t *most)
 {
-    uint64_t most = 0;
-    harness_plan hp;
-    for (int l = 0; l < plan->nlevels; l++)
-        for (int d = 0; d < plan->ndtypes; d++)
-            for (int t = 0; t < plan->nthreads; t++)
-                for (size_t i = 0; i < plan->nbatch; i++) {
-                    const size_t n =
-                        point_plan(plan, l, d, t, plan->batch[i], &hp);
-                    for (size_t k = 0; k < n; k++) {
-                        uint64_t need;
-                        if (harness_kernel_bytes(hp.kernels[k],
-                                                 hp.shape[hp.kernels[k]->op],
-                                                 hp.dtypes[0], hp.threads[0],
-                                                 hp.verify_rows, &need))
-                            return 0;
-                        if (need > most)
-                            most = need;
-                    }
-                }
-    const uint64_t slack = 2 * (uint64_t)RB_REGION_BLOCK;
-    return most < SIZE_MAX - slack ? (size_t)(most + slack) : 0;
+    for (size_t k = 0; k < hp->nkernels; k++) {
+        uint64_t need;
+        if (harness_kernel_bytes(hp->kernels[k], hp->shape[hp->kernels[k]->op],
+                                 hp->dtypes[0], hp->threads[0],
+                                 hp->verify_rows, &need))
+            return -1;
+        if (need > *most)
+            *most = need;
+    }
+    return 0;
 }
 
 int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
@@ -280,13 +268,22 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
     const size_t total = grid * (size_t)rounds;
     double all = 0.0, done = 0.0;
     harness_plan hp;
+    /* the plan's cost, and the largest memory a point needs: with room for
+     * a region's layout, an upper bound of any one mapping the points make
+     * (0: unknown, and then nothing is kept) */
+    uint64_t most = 0;
+    int most_known = 1;
     for (int l = 0; l < plan->nlevels; l++)
         for (int d = 0; d < plan->ndtypes; d++)
             for (int t = 0; t < plan->nthreads; t++)
                 for (size_t i = 0; i < plan->nbatch; i++) {
                     point_plan(plan, l, d, t, plan->batch[i], &hp);
                     all += point_cost(plan, roof, &hp) * rounds;
+                    most_known &= point_need(&hp, &most) == 0;
                 }
+    const uint64_t slack = 2 * (uint64_t)RB_REGION_BLOCK;
+    const size_t reserve =
+        most_known && most < SIZE_MAX - slack ? (size_t)(most + slack) : 0;
     /* where each grid point's rows are, from the first round */
     size_t *first = calloc(grid ? grid : 1, sizeof(*first)),
            *count = calloc(grid ? grid : 1, sizeof(*count));
@@ -303,9 +300,8 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
      * where the memory has more than one NUMA node: a kept page stays on
      * the node where it was first touched, by whichever team or reference
      * touched it first. */
-    rb_region_park(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1
-                       ? largest_need(plan)
-                       : 0);
+    rb_region_park(
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1 ? reserve : 0);
     const double t0 = timer_now();
     size_t index = 0;
     int rc = RB_OK;
