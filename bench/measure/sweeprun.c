@@ -250,8 +250,8 @@ static int point_need(const harness_plan *hp, uint64_t *most)
     for (size_t k = 0; k < hp->nkernels; k++) {
         uint64_t need;
         if (harness_kernel_bytes(hp->kernels[k], hp->shape[hp->kernels[k]->op],
-                                 hp->dtypes[0], hp->threads[0],
-                                 hp->verify_rows, &need))
+                                 hp->dtypes[0], hp->threads[0], hp->verify_rows,
+                                 &need))
             return -1;
         if (need > *most)
             *most = need;
