@@ -311,12 +311,8 @@ static void test_blocked_vs_openblas(rb_shape s)
         const size_t el = rb_dtype_size(dt);
         char *a = malloc(s.n * s.p * el), *b = malloc(s.p * s.m * el);
         char *c1 = malloc(s.n * s.m * el), *c2 = malloc(s.n * s.m * el);
-        for (size_t i = 0; i < s.n * s.p; i++)
-            dt == RB_F32 ? (((float *)a)[i] = (float)harness_value(3, 0, i, dt))
-                         : (((double *)a)[i] = harness_value(3, 0, i, dt));
-        for (size_t i = 0; i < s.p * s.m; i++)
-            dt == RB_F32 ? (((float *)b)[i] = (float)harness_value(3, 1, i, dt))
-                         : (((double *)b)[i] = harness_value(3, 1, i, dt));
+        harness_fill(a, dt, 3, 0, 0, s.n * s.p);
+        harness_fill(b, dt, 3, 1, 0, s.p * s.m);
         run_team(blk, dt, s, 2, a, b, c1);
         rb_operands x;
         harness_slice(RB_OP_MATMUL, s, el, a, b, c2, 0, 1, &x);

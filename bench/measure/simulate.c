@@ -532,13 +532,10 @@ int sim_operands_op(rb_op op, rb_dtype dt, rb_shape s, uint64_t seed,
                 free(*dst[q]);
             return RB_EINPUT;
         }
-        for (size_t i = 0; i < n[o]; i++) {
-            const double v = o < 2 ? harness_value(seed, o, i, dt) : 0.0;
-            if (dt == RB_F32)
-                ((float *)*dst[o])[i] = (float)v;
-            else
-                ((double *)*dst[o])[i] = v;
-        }
+        if (o < 2)
+            harness_fill(*dst[o], dt, seed, o, 0, n[o]);
+        else
+            memset(*dst[o], 0, n[o] * el);
     }
     return RB_OK;
 }

@@ -616,18 +616,20 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
     const int me = world_rank(), n = world_size();
     c->dl = (size_t)(d / (uint64_t)n);
     /* this rank's columns of A and rows of W, as the unsharded product's */
-    for (size_t i = 0; i < c->b; i++)
-        for (size_t k = 0; k < c->dl; k++)
-            store(c->a, i * c->dl + k, c->dt,
-                  harness_value(p->seed, 0,
-                                (uint64_t)i * d + (uint64_t)me * c->dl + k,
-                                c->dt));
+    for (size_t i = 0; i < c->b; i++) {
+        const uint64_t lo = (uint64_t)i * d + (uint64_t)me * c->dl;
+        harness_fill((char *)c->a + i * c->dl * c->el, c->dt, p->seed, 0, lo,
+                     lo + c->dl);
+    }
+    /* W's rows in runs of fc columns, each run in place (net_w_index) */
     const net_shard_shape sh = shape_of(c);
     for (size_t k = 0; k < c->dl; k++)
-        for (size_t j = 0; j < c->f; j++)
-            store(c->w, net_w_index(&sh, k, j), c->dt,
-                  harness_value(p->seed, 1,
-                                ((uint64_t)me * c->dl + k) * c->f + j, c->dt));
+        for (size_t j = 0; j < c->f; j += c->fc) {
+            const uint64_t lo = ((uint64_t)me * c->dl + k) * c->f + j;
+            const size_t run = c->f - j < c->fc ? c->f - j : c->fc;
+            harness_fill((char *)c->w + net_w_index(&sh, k, j) * c->el, c->dt,
+                         p->seed, 1, lo, lo + run);
+        }
     int rc = RB_OK;
     void *shared = NULL, *own = NULL;
     if (c->k->workspace) {
