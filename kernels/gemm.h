@@ -32,8 +32,12 @@ typedef struct {
      * row, spread evenly over the kb steps */
     const void *next;
     size_t run, l0, l1;
-    /* into L1: this strip's row k + 8 at step k */
+    /* into L1: this strip's row k + 8 by step k */
     int near;
+    /* into L1: the C tile of the caller's next call (c_rows rows, SW
+     * wide, c_ld bytes apart), a line a step from the first */
+    const void *c_next;
+    size_t c_ld, c_rows;
 } gemm_skinny_pf;
 typedef void (*gemm_skinny_f32)(size_t rows, size_t kb,
                                 const float *restrict a, size_t lda,

@@ -231,11 +231,18 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  *   variant interleaved with this order in one process, and none faster:
  *   copying the strip and the A block into contiguous buffers; the first
  *   row group storing the strip it loads for the others; C blocks small
- *   enough to stay in L2; the requests 1, 4 or 8 strips ahead; the next
- *   group's C tile asked for ahead; W blocks of 16 to 384 rows; the next
- *   W block asked for row after row (0.7 to 0.9 times as fast); and the
- *   packed path from B = 24. There this path reaches 0.6 to 0.75 of the
- *   peak with W from DRAM and about 0.9 with W in L2.
+ *   enough to stay in L2; the requests 1, 4 or 8 strips ahead; W blocks
+ *   of 16 to 384 rows; the next W block asked for row after row (0.7 to
+ *   0.9 times as fast); and the packed path from B = 24. There this path
+ *   reached 0.6 to 0.75 of the peak with W from DRAM and about 0.9 with
+ *   W in L2.
+ * - both orders: each call of the AVX-512 kernels also asks for the next
+ *   call's C tile, a line a step (gemm_skinny.c says why not AVX2's).
+ *   Before the kernels' four-step loop that measured no faster; with it,
+ *   against the same code without the requests, in one process, W from
+ *   DRAM at B = 16 to 64: 1 thread 0.99 to 1.15 (one point 0.82) at P = M
+ *   = 5952 and 8960 f32, 4224 and 6336 f64; 2 threads 0.93 to 1.15 (8960
+ *   f32, 6336 f64).
  * - next block (beyond L3): every call asks for its share of the lines
  *   of the W block after this one, row after row in memory order, so that
  *   the memory sees runs of a whole block row (jc columns) instead of one
@@ -261,7 +268,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     const size_t j0 = min_sz(x->m, s0 * sw), j1 = min_sz(x->m, s1 * sw);
     /* row groups of even height, at most 6 rows each: 8 rows are two
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
-    const size_t groups = (x->n + rows - 1) / rows;
+    const size_t groups = (x->n + rows - 1) / rows, h0 = x->n / groups,
+                 cld = x->ldc * el;
     rb_skinny_plan plan;
     rb_skinny_plan_of(bk, el, x->n, x->p, j1 - j0, team->nthreads, &plan);
     const int next = plan.order == RB_SKINNY_NEXT_BLOCK;
@@ -294,9 +302,16 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 const char *ahead = plan.far && !next && j + 3 * sw <= je
                                         ? wk + 2 * sw * el
                                         : NULL;
+                /* after this strip's last group: the next full strip, or
+                 * the block's first (the next W block's first call; at
+                 * the very end a C tile asked for in vain) */
+                const size_t jn = j + 2 * sw <= je ? j + sw : jb;
+                /* group g's rows [i0, i1) and share of the strip ahead
+                 * [r0, r1), carried from group to group */
+                size_t i0 = 0, i1 = h0, r0 = 0, r1 = kb / groups;
                 for (size_t g = 0; g < groups; g++) {
-                    const size_t i0 = x->n * g / groups,
-                                 h = x->n * (g + 1) / groups - i0;
+                    const size_t h = i1 - i0, i2 = x->n * (g + 2) / groups;
+                    const int last = g + 1 == groups;
                     const char *ai = a + (i0 * x->lda + k0) * el;
                     char *ci = c + (i0 * x->ldc + j) * el;
                     /* strips: each row group asks for its share of the
@@ -306,9 +321,7 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                      * gate's 8x512x512 f64, whose small simulated caches
                      * make its W "far"); next block: each call its share
                      * of the block's lines */
-                    const size_t r0 = kb * g / groups,
-                                 r1 = kb * (g + 1) / groups;
-                    const gemm_skinny_pf pf =
+                    gemm_skinny_pf pf =
                         next ? (gemm_skinny_pf){
                                    .ld = ld,
                                    .next = nlines ? b + (nk * x->ldb + nj) * el
@@ -322,6 +335,11 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                    .ld = ld,
                                    .rows = r1 - r0,
                                    .near = g == 0};
+                    /* and the next call's C tile: the next group's, or
+                     * the first group's after this strip */
+                    pf.c_next = last ? c + jn * el : ci + h * cld;
+                    pf.c_rows = last ? h0 : i2 - i1;
+                    pf.c_ld = cld;
                     if (w < sw) {
                         skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
@@ -330,6 +348,10 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                     x->ldc, k0 > 0, plan.far ? &pf : NULL);
                         call++;
                     }
+                    i0 = i1;
+                    i1 = i2;
+                    r0 = r1;
+                    r1 = kb * (g + 2) / groups;
                 }
             }
         }
