@@ -34,8 +34,9 @@ typedef struct {
     size_t run, l0, l1;
     /* into L1: this strip's row k + 8 by step k */
     int near;
-    /* into L1: the C tile of the caller's next call (c_rows rows, SW
-     * wide, c_ld bytes apart), a line a step from the first */
+    /* into L1, if not NULL: the C tile of the caller's next call (c_rows
+     * rows, SW wide, c_ld bytes apart), a line a step over the first
+     * steps (the kernels of 32 vector registers; gemm_skinny.c) */
     const void *c_next;
     size_t c_ld, c_rows;
 } gemm_skinny_pf;

@@ -16,6 +16,8 @@
 #include "gemm.h"
 
 enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, UNROLL = 4 };
+/* the unroll pragmas of the four-step loop name it */
+_Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
 
 /* With pf->far, `rows` rows of a strip the caller will need soon go into
  * L2, one row (the strip's width) at the steps a running sum picks, so
@@ -36,11 +38,13 @@ enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, UNROLL = 4 };
  * measured about 0.7 times as fast (f32 W of 5120 x 5120 from DRAM, B = 1
  * to 16, 1 thread); pacing only the requests (a chain of multiplies), a
  * load trailing them, or one division per pair of lines (0.87 to 0.9 at
- * B = 1 to 8 in alternated sweeps) did not help. */
+ * B = 1 to 8 in alternated sweeps) did not help.
+ * In the strip order the far and near requests of four steps go together
+ * at the first of them (SKINNY_BODY says why). */
 /* The requests of steps k to k + n - 1, at the rates of one step each */
 #define SKINNY_ASK(VEC, NV, NEXT, k, n)                                        \
     do {                                                                       \
-        for (line_due += lines * (n); NEXT && line_due >= kb;                  \
+        for (line_due += lines * (n); (NEXT) && line_due >= kb;                \
              line_due -= kb) {                                                 \
             _mm_prefetch(next + line / per_row * far_ld + line % per_row * 64, \
                          _MM_HINT_T0);                                         \
@@ -65,25 +69,30 @@ enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, UNROLL = 4 };
 
 /* With CTILE 1: the first steps, UNROLL at a time, also ask for the C
  * tile of the caller's next call, a line a step, in a loop of their own
- * (the steps after it test nothing more and its pointer is dead there);
- * in the next-block order, a line at each of the first steps. With CTILE
- * 0, nothing. */
+ * (the steps after it test nothing more and its pointer is dead there;
+ * the strip order's last kb % UNROLL steps ask for none of it); in the
+ * next-block order, a line at each of the first steps. SKINNY_C_FIRST_1
+ * declares what SKINNY_C_STEP_1 uses. With CTILE 0, nothing. */
 #define SKINNY_C_FIRST_1(VEC, LANES, NV, LOAD, SET1, FMA, T, NEXT)            \
     enum { C_LINES = sizeof(VEC) * NV / 64 }; /* a C tile row's */             \
     const char *const c_next = pf ? (const char *)pf->c_next : NULL;           \
     const size_t c_ld = pf ? pf->c_ld : 0,                                     \
                  c_lines = c_next ? pf->c_rows * C_LINES : 0;                  \
-    for (; !NEXT && k + UNROLL <= kb && k < c_lines; k += UNROLL) {            \
+    for (; !(NEXT) && k + UNROLL <= kb && k < c_lines; k += UNROLL) {          \
         SKINNY_ASK_C(k, UNROLL);                                               \
         SKINNY_ASK(VEC, NV, 0, k, UNROLL);                                     \
         _Pragma("GCC unroll 4") for (int u = 0; u < UNROLL; u++)               \
             SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k + u);            \
     }
 #define SKINNY_C_STEP_1(NEXT, k)                                               \
-    if (NEXT)                                                                  \
-        SKINNY_ASK_C(k, 1);
+    do {                                                                       \
+        if (NEXT)                                                              \
+            SKINNY_ASK_C(k, 1);                                                \
+    } while (0)
 #define SKINNY_C_FIRST_0(VEC, LANES, NV, LOAD, SET1, FMA, T, NEXT)
-#define SKINNY_C_STEP_0(NEXT, k)
+#define SKINNY_C_STEP_0(NEXT, k)                                               \
+    do {                                                                       \
+    } while (0)
 
 /* Step k: the strip's row k times column k of the rows of A */
 #define SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k)                     \
@@ -139,14 +148,14 @@ enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, UNROLL = 4 };
     size_t line = NEXT ? pf->l0 : 0, line_due = 0;                             \
     size_t k = 0;                                                              \
     SKINNY_C_FIRST_##CTILE(VEC, LANES, NV, LOAD, SET1, FMA, T, NEXT)           \
-    if (!NEXT)                                                                 \
+    if (!(NEXT))                                                               \
         for (; k + UNROLL <= kb; k += UNROLL) {                                \
             SKINNY_ASK(VEC, NV, 0, k, UNROLL);                                 \
             _Pragma("GCC unroll 4") for (int u = 0; u < UNROLL; u++)           \
                 SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k + u);        \
         }                                                                      \
     for (; k < kb; k++) {                                                      \
-        SKINNY_C_STEP_##CTILE(NEXT, k)                                         \
+        SKINNY_C_STEP_##CTILE(NEXT, k);                                        \
         SKINNY_ASK(VEC, NV, NEXT, k, 1);                                       \
         SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k);                    \
     }                                                                          \

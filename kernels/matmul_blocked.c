@@ -236,8 +236,9 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  *   0.9 times as fast); and the packed path from B = 24. There this path
  *   reached 0.6 to 0.75 of the peak with W from DRAM and about 0.9 with
  *   W in L2.
- * - both orders: each call of the AVX-512 kernels also asks for the next
- *   call's C tile, a line a step (gemm_skinny.c says why not AVX2's).
+ * - both orders, W beyond L2: each call of the AVX-512 kernels also asks
+ *   for the next call's C tile over its first steps (gemm_skinny.c says
+ *   why not AVX2's).
  *   Before the kernels' four-step loop that measured no faster; with it,
  *   against the same code without the requests, in one process, W from
  *   DRAM at B = 16 to 64: 1 thread 0.99 to 1.15 (one point 0.82) at P = M
@@ -257,6 +258,8 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  *   and 16). At 2 threads it is within the noise of the strip order. */
 static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
+    if (x->n == 0)
+        return;
     const rb_blocking *bk = &cx->blk;
     const rb_team *team = x->team;
     const size_t el = rb_dtype_size(dt), sw = bk->sw, rows = RB_SKINNY_ROWS;
@@ -302,10 +305,13 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 const char *ahead = plan.far && !next && j + 3 * sw <= je
                                         ? wk + 2 * sw * el
                                         : NULL;
-                /* after this strip's last group: the next full strip, or
-                 * the block's first (the next W block's first call; at
-                 * the very end a C tile asked for in vain) */
-                const size_t jn = j + 2 * sw <= je ? j + sw : jb;
+                /* after this strip's last group: the next full strip's
+                 * first group, or that of the next W block's first strip
+                 * (nj: this block's first, or the next block's), if that
+                 * strip is a full one; else none */
+                const int more = j + 2 * sw <= je;
+                const size_t jn = more ? j + sw : nj;
+                const int then = more || nj + sw <= ne;
                 /* group g's rows [i0, i1) and share of the strip ahead
                  * [r0, r1), carried from group to group */
                 size_t i0 = 0, i1 = h0, r0 = 0, r1 = kb / groups;
@@ -337,7 +343,9 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                    .near = g == 0};
                     /* and the next call's C tile: the next group's, or
                      * the first group's after this strip */
-                    pf.c_next = last ? c + jn * el : ci + h * cld;
+                    pf.c_next = !last ? ci + h * cld
+                                : then    ? c + jn * el
+                                          : NULL;
                     pf.c_rows = last ? h0 : i2 - i1;
                     pf.c_ld = cld;
                     if (w < sw) {

@@ -414,7 +414,9 @@ int main(void)
             rb_configure(&cfg);
             static const rb_shape next_shapes[] = {
                 {1, 1100, 300}, {6, 1000, 301}, {13, 1000, 300},
-                {40, 700, 500}, {17, 300, 1100}};
+                {40, 700, 500}, {17, 300, 1100},
+                /* a last block of 3 rows: fewer steps than C tile lines */
+                {6, 1027, 301}};
             for (size_t i = 0;
                  i < sizeof(next_shapes) / sizeof(next_shapes[0]); i++) {
                 const rb_shape s = next_shapes[i];
