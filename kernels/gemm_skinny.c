@@ -115,20 +115,22 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
 /* In the strip order the steps go UNROLL at a time, their requests made
  * together at the first: one test of each kind and one loop branch per
  * UNROLL steps, and fewer live registers (the step loop kept two of its
- * pointers in vector registers and one on the stack). Against the step
- * loop, both in one process, Xeon EMR, 1 thread unless said:
- * - W in L2 (P = M = 384 f32, 256 f64), B = 4 to 64: 1.10 to 1.15 times
- *   as fast (B = 1: the same);
- * - W from DRAM, B = 12 to 32 (row groups that reread the strip from
- *   L1; P = M = 5952 and 8960 f32, 4224 and 6336 f64): 0.97 to 1.35;
- *   at 2 threads, B = 8 to 64 (8960 to 10944 f32, 6336 to 7744 f64):
- *   1.09 to 1.45;
- * - B = 48 and 64 (blocks deeper than L1, reread from L2): 1.11 to 1.32
- *   at three of those sizes, 0.93 to 0.95 at 5952 f32;
- * - W in L3: 1.02 to 1.08 at 2048 f32; 0.91 to 0.98 at 1536 f64 (rows
- *   12 KiB apart, all in the same L1 sets), 0.80 to 0.82 there at B = 48
- *   and 64.
- * The AVX2 copy measured the same or up to 2% faster. The next-block
+ * pointers in vector registers and one on the stack). With the C tile
+ * requests as well (matmul_blocked.c), against an unchanged copy of the
+ * step loop, in one process, variants interleaved, Xeon EMR, 1 thread
+ * unless said:
+ * - W in L2 (P = M = 384 f32, 256 f64; no C tile requests there), B = 4
+ *   to 64: 0.94 to 1.16 times as fast, most near 1.08; through `roofbench
+ *   run` at 24 x 384 x 384 f32, six alternated pairs: the same (medians
+ *   152.0 GFLOP/s before, 151.8 after);
+ * - W from DRAM, B = 8 to 64: f32 0.89 to 1.11 at P = M = 5952 and 1.05
+ *   to 1.19 at 8960; f64 0.98 to 1.28 at 4224 and 1.07 to 1.48 at 6336;
+ *   at 2 threads 0.89 to 1.12 (8960 f32) and 1.11 to 1.30 (6336 f64);
+ * - W in L3 (2112 f32, 1568 f64, ten rounds): 0.87 and 0.90 at B = 16,
+ *   0.97 to 1.05 at B = 24 to 48.
+ * (A first comparison, against a copy of the step loop that carried
+ * test hooks, had put W in L2 at 1.10 to 1.15: the hooks slowed it.) The
+ * AVX2 copy measured the same or up to 2% faster. The next-block
  * order keeps one step a turn: its requests, a step apart, pace it. */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT,    \
                     CTILE)                                                     \
