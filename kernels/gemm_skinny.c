@@ -80,9 +80,7 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
                  c_lines = c_next ? pf->c_rows * C_LINES : 0;                  \
     for (; !(NEXT) && k + UNROLL <= kb && k < c_lines; k += UNROLL) {          \
         SKINNY_ASK_C(k, UNROLL);                                               \
-        SKINNY_ASK(VEC, NV, 0, k, UNROLL);                                     \
-        _Pragma("GCC unroll 4") for (int u = 0; u < UNROLL; u++)               \
-            SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k + u);            \
+        SKINNY_TURN(VEC, LANES, NV, LOAD, SET1, FMA, T, k);                    \
     }
 #define SKINNY_C_STEP_1(NEXT, k)                                               \
     do {                                                                       \
@@ -110,6 +108,15 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
                 acc[i][v] = FMA(ai, wv[v], acc[i][v]);                         \
         }                                                                      \
+    } while (0)
+
+/* One turn of the strip order's loop: steps k to k + UNROLL - 1, their
+ * far and near requests made at the first */
+#define SKINNY_TURN(VEC, LANES, NV, LOAD, SET1, FMA, T, k)                     \
+    do {                                                                       \
+        SKINNY_ASK(VEC, NV, 0, k, UNROLL);                                     \
+        _Pragma("GCC unroll 4") for (int u = 0; u < UNROLL; u++)               \
+            SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, (k) + u);          \
     } while (0)
 
 /* In the strip order the steps go UNROLL at a time, their requests made
@@ -151,11 +158,8 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
     size_t k = 0;                                                              \
     SKINNY_C_FIRST_##CTILE(VEC, LANES, NV, LOAD, SET1, FMA, T, NEXT)           \
     if (!(NEXT))                                                               \
-        for (; k + UNROLL <= kb; k += UNROLL) {                                \
-            SKINNY_ASK(VEC, NV, 0, k, UNROLL);                                 \
-            _Pragma("GCC unroll 4") for (int u = 0; u < UNROLL; u++)           \
-                SKINNY_STEP(VEC, LANES, NV, LOAD, SET1, FMA, T, k + u);        \
-        }                                                                      \
+        for (; k + UNROLL <= kb; k += UNROLL)                                  \
+            SKINNY_TURN(VEC, LANES, NV, LOAD, SET1, FMA, T, k);                \
     for (; k < kb; k++) {                                                      \
         SKINNY_C_STEP_##CTILE(NEXT, k);                                        \
         SKINNY_ASK(VEC, NV, NEXT, k, 1);                                       \
