@@ -678,6 +678,15 @@ static int lines_of(const char *path)
     return f ? n : -1;
 }
 
+/* How many %roof cells of the sweep's tables carry mark: "nn%" then it. */
+static int count_marked(const char *text, char mark)
+{
+    int n = 0;
+    for (const char *q = strchr(text, '%'); q; q = strchr(q + 1, '%'))
+        n += q[1] == mark;
+    return n;
+}
+
 static void test_sweep(void)
 {
     char out[600], path[700];
@@ -712,6 +721,7 @@ static void test_sweep(void)
     CHECK_INT(json_array_size(points), 24);
     size_t i;
     json_t *p;
+    int above_json = 0, over_json = 0;
     json_array_foreach(points, i, p)
     {
         const json_int_t b = json_integer_value(json_object_get(p, "batch"));
@@ -769,12 +779,29 @@ static void test_sweep(void)
             CHECK(fs == NULL);
             CHECK(json_object_get(p, "probe") == NULL);
         }
+        /* the table marks a point as run marks a row: '!' above its
+         * roof by more than the roof's spread, '+' over 100% within it */
+        json_t *place = json_object_get(p, "roofline");
+        const int above =
+            json_is_true(json_object_get(place, "above_measured_roof"));
+        above_json += above;
+        over_json += !above && json_number_value(json_object_get(
+                                   place, "fraction_of_attainable")) > 1.0;
         /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
         const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;
         if (k && strncmp(k, "matmul", 6) == 0)
             CHECK(json_integer_value(json_object_get(p, "bytes")) ==
                   (json_int_t)(el * (b * 96 + 96 * 80 + b * 80)));
     }
+    CHECK_INT(count_marked(r.out, '!'), above_json);
+    CHECK_INT(count_marked(r.out, '+'), over_json);
+    char note[96];
+    snprintf(note, sizeof(note), "! %d point%s above the measured roof",
+             above_json, above_json == 1 ? "" : "s");
+    if (above_json)
+        CHECK_STR_HAS(r.out, note);
+    else
+        CHECK(strstr(r.out, "above the measured roof") == NULL);
     json_t *curves = json_object_get(doc, "curves");
     CHECK_INT(json_array_size(curves), 6);
     json_t *c;
@@ -807,6 +834,41 @@ static void test_sweep(void)
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
+
+    /* roofs a thousandth of what was measured: every point lies above its
+     * roof and is marked so, in the table and its note */
+    json_t *low = load_json(ceilfile);
+    CHECK(low != NULL);
+    json_t *team;
+    json_array_foreach(json_object_get(low, "roofline"), i, team)
+    {
+        const char *key;
+        json_t *v, *roof, *lv;
+        json_object_foreach(json_object_get(team, "peak_gflops"), key, v)
+            json_real_set(v, json_number_value(v) / 1000.0);
+        size_t j, k;
+        json_array_foreach(json_object_get(team, "roofs"), j, roof)
+            json_array_foreach(json_object_get(roof, "levels"), k, lv)
+                json_real_set(json_object_get(lv, "gbs"),
+                              json_number_value(json_object_get(lv, "gbs")) /
+                                  1000.0);
+    }
+    char lowfile[700], lowout[700];
+    snprintf(lowfile, sizeof(lowfile), "%s/low-ceilings.json", ceildir);
+    snprintf(lowout, sizeof(lowout), "%s/sweep-low", ceildir);
+    CHECK(low && json_dump_file(low, lowfile, 0) == 0);
+    json_decref(low);
+    const char *marked[] = {
+        "sweep",     "--p",         "96",      "--m",        "80",
+        "--batch",   "1:2",         "--dtype", "f32",        "--threads",
+        "1",         "--kernel",    "matmul_blocked",        "--min-time",
+        "0.001",     "--samples",   "3",       "--rounds",   "1",
+        "--profile", "tpu-v5e",     "--ceilings",            lowfile,
+        "--out",     lowout,        NULL};
+    run(workdir, marked, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_INT(count_marked(r.out, '!'), 2);
+    CHECK_STR_HAS(r.out, "! 2 points above the measured roof");
 
     /* a level the roofline does not have: refused before any work */
     const char *bad[] = {"sweep",     "--weights", "DRAM",  "--threads",

@@ -494,6 +494,25 @@ static void stability_text(const run_doc *doc, int unstable, FILE *f)
                 both, doc->probes->nprobes, rb_plural(doc->probes->nprobes));
 }
 
+void report_run_marks_text(int above, int over, const char *unit,
+                           const char *file, FILE *f)
+{
+    if (above)
+        fprintf(f,
+                "! %d %s%s above the measured roof by more than the roof's "
+                "own spread: the roof\nis not a bound there (the machine "
+                "changed, a faster level served part of the\nworking set, "
+                "or no bandwidth kernel matches the access); %s gives\nboth "
+                "figures.\n",
+                above, unit, rb_plural(above), file);
+    if (over)
+        fprintf(f,
+                "+ %d %s%s over 100%% of the roof but within its spread: the "
+                "roof's figure is\nthe median of its level's best points, "
+                "and its own best point lies that far\nabove it.\n",
+                over, unit, rb_plural(over));
+}
+
 void report_run_text(const run_doc *doc, const char *dir, FILE *f)
 {
     const json_t *ob = json_object_get(doc->context, "openblas");
@@ -524,19 +543,7 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
     fprintf(f, "roof by: the kernel that measured the bound (read, read2, "
                "read4 for kernels that\nonly read; copy, triad too for kernels "
                "that write), or compute (the peak).\n");
-    if (above)
-        fprintf(f,
-                "! %d row%s above the measured roof by more than the roof's "
-                "own spread: the roof\nis not a bound there (the machine "
-                "changed, or no bandwidth kernel matches the\naccess); "
-                "results.json gives both figures.\n",
-                above, rb_plural(above));
-    if (over)
-        fprintf(f,
-                "+ %d row%s over 100%% of the roof but within its spread: the "
-                "roof's figure is\nthe median of its level's best points, "
-                "and its own best point lies that far\nabove it.\n",
-                over, rb_plural(over));
+    report_run_marks_text(above, over, "row", "results.json", f);
     stability_text(doc, unstable, f);
     if (why[0])
         fprintf(f, "n/a: %s\n", why);

@@ -37,6 +37,13 @@ char *report_run_csv(const run_doc *doc, rb_err *e);
 /* The roofline the rows are placed on, one line per thread count. */
 void report_run_roofline_text(const roofline *roof, FILE *f);
 
+/* The notes of a %roof column's marks: `above` rows (or points: unit)
+ * marked '!', above their measured roof by more than its spread, `over`
+ * marked '+', over 100% within it; file is the document with both
+ * figures. Nothing where both are 0. */
+void report_run_marks_text(int above, int over, const char *unit,
+                           const char *file, FILE *f);
+
 /* The table, the notes under it (counters, rows without a roof, what the
  * columns mean) and where the files are. */
 void report_run_text(const run_doc *doc, const char *dir, FILE *f);

@@ -972,7 +972,8 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
 }
 
 static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
-                        int level, int d, int t, FILE *f)
+                        int level, int d, int t, int *above, int *over,
+                        FILE *f)
 {
     const sweep_curve *cs[SWEEP_MAX_KERNELS];
     int nc = 0;
@@ -1037,8 +1038,13 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
             const harness_row *r = &row[k]->row;
             roof_bound rb;
             char frac[16] = "n/a";
-            if (bound_of(doc, r, &rb) == 0)
-                snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
+            if (bound_of(doc, r, &rb) == 0) {
+                /* marked as roofbench run marks its rows */
+                snprintf(frac, sizeof(frac), "%.0f%%%s", 100.0 * rb.fraction,
+                         rb.above ? "!" : rb.fraction > 1.0 ? "+" : "");
+                *above += rb.above;
+                *over += !rb.above && rb.fraction > 1.0;
+            }
             fprintf(f, " %9.4g %6s %5.1f%%", harness_row_gflops(r), frac,
                     100.0 * (r->time.median / r->time.min - 1.0));
         }
@@ -1173,10 +1179,11 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
             forced, dir);
     if (doc->roof)
         report_run_roofline_text(doc->roof, f);
+    int above = 0, over = 0;
     for (int l = 0; l < doc->plan->nlevels; l++)
         for (int d = 0; d < doc->plan->ndtypes; d++)
             for (int t = 0; t < doc->plan->nthreads; t++)
-                curve_table(doc, a, l, d, t, f);
+                curve_table(doc, a, l, d, t, &above, &over, f);
     fprintf(f, "roof: the host roofline's bound at the point's intensity and "
                "the level its working\nset falls in; %%roof: GFLOP/s (minimum "
                "time) over it; spread: median over minimum time - 1.\n"
@@ -1197,6 +1204,7 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                "and just after (the larger): what this host then lets\n"
                "any kernel of that arithmetic per weight reach; a kernel may "
                "beat it, it is no roof.\n");
+    report_run_marks_text(above, over, "point", "sweep.json", f);
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
                    "point%s: its working set grows with B past the budget of "
