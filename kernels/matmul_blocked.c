@@ -236,20 +236,22 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  *   0.9 times as fast); and the packed path from B = 24. There this path
  *   reached 0.6 to 0.75 of the peak with W from DRAM and about 0.9 with
  *   W in L2. Later, at P = M = 10944 f32 (479 MB, beyond the L3), 1 and 2
- *   threads, B = 8 to 64, also none faster: each row's first one, two or
- *   three lines of the strip asked for, or its lines 0 and 2 (0.75 to
- *   0.95 times as fast: the hardware does not fetch the rest in time);
- *   four strips' rows asked for 1 KiB at a time; the requests of a
- *   block's last strips carried into the next block's first ones; blocks
- *   of 96 rows for three to six groups, asked for 32 rows of three strips
- *   at a time so that each row's page is seen again soon (0.86 to 1.18,
- *   about 1.02 on the whole, though with W in L2 those deeper blocks are
- *   1.15 to 1.34 times as fast: from DRAM the arithmetic is not what
- *   waits); and,
- *   as a test of the pattern rather than a layout the kernel could
- *   assume, W stored strip after strip, 8 KiB of a block's strip in a
- *   row (0.8 times as fast at B = 8 and 16): the 32 rows' pages streamed
- *   side by side are what feeds this path.
+ *   threads, B = 8 to 64, none clearly faster either: each row's first
+ *   one, two or three lines of the strip asked for, or its lines 0 and 2
+ *   (0.75 to 0.95 times as fast: the hardware does not fetch the rest in
+ *   time); four strips' rows asked for 1 KiB at a time; the requests of
+ *   a block's last strips carried into the next block's first ones;
+ *   blocks of 96 rows instead of 32 for three to six groups, asked for
+ *   32 rows of three strips at a time so that each row's page is seen
+ *   again soon (0.86 to 1.18, about 1.02 on the whole: from DRAM the
+ *   arithmetic is not what waits, though with this path forced onto W
+ *   in L2 those deeper blocks were 1.15 to 1.34 times as fast, where W
+ *   in L2 takes the blocks of L1/2 and no requests anyway); and, as a
+ *   test of the pattern rather than a layout the kernel could assume, W
+ *   stored strip after strip, 8 KiB of a block's strip in a row (0.8
+ *   times as fast at B = 8 and 16): the pages of a block's 32 rows
+ *   (rb_skinny_plan_of), streamed side by side, are what feeds this
+ *   path.
  * - both orders, W beyond L2: each call of the AVX-512 kernels also asks
  *   for the next call's C tile over its first steps (gemm_skinny.c says
  *   why not AVX2's).

@@ -1038,15 +1038,17 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
             const harness_row *r = &row[k]->row;
             roof_bound rb;
             char frac[16] = "n/a";
+            char mark = ' ';
             if (bound_of(doc, r, &rb) == 0) {
-                /* marked as roofbench run marks its rows */
-                snprintf(frac, sizeof(frac), "%.0f%%%s", 100.0 * rb.fraction,
-                         rb.above ? "!" : rb.fraction > 1.0 ? "+" : "");
+                snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
+                /* marked as roofbench run marks its rows, in a column of
+                 * its own */
+                mark = rb.above ? '!' : rb.fraction > 1.0 ? '+' : ' ';
                 *above += rb.above;
                 *over += !rb.above && rb.fraction > 1.0;
             }
-            fprintf(f, " %9.4g %6s %5.1f%%", harness_row_gflops(r), frac,
-                    100.0 * (r->time.median / r->time.min - 1.0));
+            fprintf(f, " %9.4g %5s%c %5.1f%%", harness_row_gflops(r), frac,
+                    mark, 100.0 * (r->time.median / r->time.min - 1.0));
         }
         fprintf(f, "\n");
     }
