@@ -336,40 +336,47 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                     const int last = g + 1 == groups;
                     const char *ai = a + (i0 * x->lda + k0) * el;
                     char *ci = c + (i0 * x->ldc + j) * el;
-                    /* strips: each row group asks for its share of the
-                     * strip ahead, so that the requests are spread over
-                     * the whole strip's time, not one group's (it costs
-                     * a few instructions a step: 14% more in the check
-                     * gate's 8x512x512 f64, whose small simulated caches
-                     * make its W "far"); next block: each call its share
-                     * of the block's lines */
-                    gemm_skinny_pf pf =
-                        next ? (gemm_skinny_pf){
-                                   .ld = ld,
-                                   .next = nlines ? b + (nk * x->ldb + nj) * el
-                                                  : NULL,
-                                   .run = nrun,
-                                   .l0 = nlines * call / calls,
-                                   .l1 = nlines * (call + (w == sw)) / calls}
-                             : (gemm_skinny_pf){
-                                   .far = ahead && r1 > r0 ? ahead + r0 * ld
-                                                           : NULL,
-                                   .ld = ld,
-                                   .rows = r1 - r0,
-                                   .near = g == 0};
-                    /* and the next call's C tile: the next group's, or
-                     * the first group's after this strip */
-                    pf.c_next = !last ? ci + h * cld
-                                : then    ? c + jn * el
-                                          : NULL;
-                    pf.c_rows = last ? h0 : i2 - i1;
-                    pf.c_ld = cld;
+                    /* the requests, made by the full strips' calls of
+                     * W from beyond L2 alone (the record is built for
+                     * no other call). strips: each row group asks for
+                     * its share of the strip ahead, so that the requests
+                     * are spread over the whole strip's time, not one
+                     * group's (it costs a few instructions a step: 14%
+                     * more in the check gate's 8x512x512 f64, whose small
+                     * simulated caches make its W "far"); next block:
+                     * each call its share of the block's lines */
+                    const int ask = plan.far && w == sw;
+                    gemm_skinny_pf pf;
+                    if (ask) {
+                        pf = next ? (gemm_skinny_pf){
+                                        .ld = ld,
+                                        .next = nlines ? b + (nk * x->ldb +
+                                                              nj) * el
+                                                       : NULL,
+                                        .run = nrun,
+                                        .l0 = nlines * call / calls,
+                                        .l1 = nlines * (call + 1) / calls}
+                                  : (gemm_skinny_pf){
+                                        .far = ahead && r1 > r0
+                                                   ? ahead + r0 * ld
+                                                   : NULL,
+                                        .ld = ld,
+                                        .rows = r1 - r0,
+                                        .near = g == 0};
+                        /* and the next call's C tile: the next group's,
+                         * or the first group's after this strip */
+                        pf.c_next = !last ? ci + h * cld
+                                    : then    ? c + jn * el
+                                              : NULL;
+                        pf.c_rows = last ? h0 : i2 - i1;
+                        pf.c_ld = cld;
+                    }
                     if (w < sw) {
                         skinny_edge(dt, h, w, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0);
                     } else {
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
-                                    x->ldc, k0 > 0, plan.far ? &pf : NULL);
+                                    x->ldc, k0 > 0, ask ? &pf : NULL);
                         call++;
                     }
                     i0 = i1;
