@@ -103,6 +103,20 @@ typedef enum {
 typedef void (*rb_workspace_fn)(rb_shape s, rb_dtype dt, int nthreads,
                                 size_t *shared, size_t *own);
 
+/* The analytic model of cache traffic (traffic.c) that describes a
+ * kernel's loop order: one per textbook matmul order, and the blocked
+ * kernel's (its packed and its skinny path); none where the order is not
+ * known (a library's own blocking) or not modelled (the other
+ * operations). */
+typedef enum {
+    RB_TRAFFIC_NONE = 0,
+    RB_TRAFFIC_DOT_PRODUCT, /* ijk */
+    RB_TRAFFIC_COLUMN,      /* jki */
+    RB_TRAFFIC_ROW,         /* ikj */
+    RB_TRAFFIC_OUTER,       /* kij */
+    RB_TRAFFIC_BLOCKED      /* rb_blocking's tiles and blocks */
+} rb_traffic_form;
+
 typedef struct {
     const char *name;        /* <op>_<form>, e.g. "matmul_outer"            */
     rb_op op;
@@ -116,6 +130,7 @@ typedef struct {
                                 writing it (C += AB); 0: overwritten       */
     rb_access access;        /* the roofs that bound it                    */
     rb_workspace_fn workspace; /* team kernels; NULL for the others        */
+    rb_traffic_form traffic; /* its traffic model (RB_TRAFFIC_NONE: none)  */
 } rb_kernel;
 
 /* What the kernels may use on this machine, set once by the caller before

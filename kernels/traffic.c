@@ -10,7 +10,6 @@
 #include "traffic.h"
 
 #include <math.h>
-#include <string.h>
 
 static double gcd(double a, double b)
 {
@@ -401,12 +400,55 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     return w + a + cc;
 }
 
-double rb_traffic_lines(const char *name, rb_shape s, size_t el,
+/* The packed path (rb_blocking's tile and blocks): KC x NC blocks of B and
+ * MC x KC blocks of A packed, an MR x NR tile of C in registers. */
+static double packed(const shape_in *x, const rb_blocking *blk)
+{
+    const double N = x->N, P = x->P, M = x->M, sz = x->sz, e = x->e;
+    const double Z = x->c->size;
+    const rb_cache_geom *g = x->c;
+    const double MR = (double)blk->mr, NR = (double)blk->nr;
+    const double KC = fmin((double)blk->kc, P), MC = fmin((double)blk->mc, N),
+                 NC = fmin((double)blk->nc, M);
+    const double jcn = ceil(M / NC), pcn = ceil(P / KC), icn = ceil(N / MC);
+    /* packing: B block read and packed copy written, once per (jc,
+     * pc); A block read and packed, once per (jc, pc, ic) */
+    const double pack_b = 2.0 * P * row_lines(M, e);
+    const double pack_a = jcn * 2.0 * N * row_lines(P, e);
+    /* the packed B block serves every ic when it fits beside the
+     * packed A block; otherwise its micro-panels stream per ic, and
+     * per micro-kernel call when one B and one A micro-panel do not
+     * fit together */
+    const int b_block_fits = (KC * NC + MC * KC) * sz <= Z;
+    /* summed over the blocks, remainders included: every row block
+     * streams all of packed B (P M / e lines); the micro-panel of B
+     * (KC x NR, contiguous) then serves the block's other micro-rows
+     * as far as it survives an A micro-panel (MR x KC) and a C tile
+     * in its sets */
+    const foot bmicro = walk(g, 1, KC * NR * sz, 0),
+               amicro = walk(g, 1, MR * KC * sz, 0),
+               ctile = walk(g, MR, NR * sz, M * sz);
+    const other om[] = {{amicro, ANY, 1}, {ctile, ANY, 1}};
+    const double bp =
+        b_block_fits
+            ? 0.0
+            : icn * (P * M / e) + (ceil(N / MR) - icn) * ceil(M / NR) *
+                                      pcn * lost(&x->g, bmicro, om, 2);
+    /* the packed A block serves every micro-panel of B when it fits
+     * beside one; otherwise it streams once per micro-panel: all of
+     * packed A (N P / e lines) once per NR columns */
+    const int a_block_fits = (MC * KC + KC * NR) * sz <= Z;
+    const double ap = a_block_fits ? 0.0 : ceil(M / NR) * (N * P / e);
+    /* C: each tile once per KC-deep block, unless C stays */
+    const double c = N * M * sz <= Z ? x->C1 : pcn * x->C1;
+    return pack_b + pack_a + bp + ap + c;
+}
+
+double rb_traffic_lines(const rb_kernel *k, rb_shape s, size_t el,
                         const rb_cache_geom *g, const rb_blocking *blk)
 {
     const double N = (double)s.n, P = (double)s.p, M = (double)s.m;
     const double sz = (double)el, e = (double)g->line / sz;
-    const double Z = g->size;
     if (N <= 0.0 || P <= 0.0 || M <= 0.0)
         return 0.0;
     /* each matrix once: contiguous (its leading dimension is its width),
@@ -416,54 +458,26 @@ double rb_traffic_lines(const char *name, rb_shape s, size_t el,
     const double c_rows = ceil(N * M / e);   /* C once                    */
     const shape_in x = {N, P, M, sz, e, a_rows, b_rows, c_rows, g, geo_of(g)};
 
-    if (strcmp(name, "matmul_naive") == 0)
+    switch (k->traffic) {
+    case RB_TRAFFIC_DOT_PRODUCT:
         return naive(&x);
-    if (strcmp(name, "matmul_row") == 0)
+    case RB_TRAFFIC_ROW:
         return row(&x);
-    if (strcmp(name, "matmul_outer") == 0)
+    case RB_TRAFFIC_OUTER:
         return outer(&x);
-    if (strcmp(name, "matmul_column") == 0)
+    case RB_TRAFFIC_COLUMN:
         return column(&x);
-    if (strcmp(name, "matmul_blocked") == 0 && blk && blk->skinny_max > 0 &&
-        N <= (double)blk->skinny_max && blk->sw > 0 && blk->skb > 0)
-        return skinny(&x, blk);
-    if (strcmp(name, "matmul_blocked") == 0 && blk && blk->kc > 0 &&
-        blk->mr > 0 && blk->nr > 0 && blk->mc > 0 && blk->nc > 0) {
-        const double MR = (double)blk->mr, NR = (double)blk->nr;
-        const double KC = fmin((double)blk->kc, P), MC = fmin((double)blk->mc, N),
-                     NC = fmin((double)blk->nc, M);
-        const double jcn = ceil(M / NC), pcn = ceil(P / KC), icn = ceil(N / MC);
-        /* packing: B block read and packed copy written, once per (jc,
-         * pc); A block read and packed, once per (jc, pc, ic) */
-        const double pack_b = 2.0 * P * row_lines(M, e);
-        const double pack_a = jcn * 2.0 * N * row_lines(P, e);
-        /* the packed B block serves every ic when it fits beside the
-         * packed A block; otherwise its micro-panels stream per ic, and
-         * per micro-kernel call when one B and one A micro-panel do not
-         * fit together */
-        const int b_block_fits = (KC * NC + MC * KC) * sz <= Z;
-        /* summed over the blocks, remainders included: every row block
-         * streams all of packed B (P M / e lines); the micro-panel of B
-         * (KC x NR, contiguous) then serves the block's other micro-rows
-         * as far as it survives an A micro-panel (MR x KC) and a C tile
-         * in its sets */
-        const foot bmicro = walk(g, 1, KC * NR * sz, 0),
-                   amicro = walk(g, 1, MR * KC * sz, 0),
-                   ctile = walk(g, MR, NR * sz, M * sz);
-        const other om[] = {{amicro, ANY, 1}, {ctile, ANY, 1}};
-        const double bp =
-            b_block_fits
-                ? 0.0
-                : icn * (P * M / e) + (ceil(N / MR) - icn) * ceil(M / NR) *
-                                          pcn * lost(&x.g, bmicro, om, 2);
-        /* the packed A block serves every micro-panel of B when it fits
-         * beside one; otherwise it streams once per micro-panel: all of
-         * packed A (N P / e lines) once per NR columns */
-        const int a_block_fits = (MC * KC + KC * NR) * sz <= Z;
-        const double ap = a_block_fits ? 0.0 : ceil(M / NR) * (N * P / e);
-        /* C: each tile once per KC-deep block, unless C stays */
-        const double c = N * M * sz <= Z ? c_rows : pcn * c_rows;
-        return pack_b + pack_a + bp + ap + c;
+    case RB_TRAFFIC_BLOCKED:
+        break;
+    case RB_TRAFFIC_NONE:
+    default:
+        return -1.0;
     }
+    if (blk && blk->skinny_max > 0 && N <= (double)blk->skinny_max &&
+        blk->sw > 0 && blk->skb > 0)
+        return skinny(&x, blk);
+    if (blk && blk->kc > 0 && blk->mr > 0 && blk->nr > 0 && blk->mc > 0 &&
+        blk->nc > 0)
+        return packed(&x, blk);
     return -1.0;
 }

@@ -35,12 +35,12 @@ double rb_traffic_sets(const rb_cache_geom *g, double rows, double run,
 double rb_traffic_again(const rb_cache_geom *g, double rows, double run,
                         double stride_bytes);
 
-/* Lines filled for one call of kernel `name` (matmul_naive, matmul_column,
- * matmul_row, matmul_outer, matmul_blocked) on shape s with element size
- * el; blk gives the blocked kernel's tile and blocks (ignored otherwise).
- * Returns a negative number for a kernel without a model (a library's
- * internal blocking is not known). */
-double rb_traffic_lines(const char *name, rb_shape s, size_t el,
+/* Lines filled for one call of kernel k on shape s with element size el,
+ * by the model its registry row names (k->traffic); blk gives the blocked
+ * kernel's tile and blocks (ignored otherwise). Returns a negative number
+ * for a kernel without a model (a library's internal blocking is not
+ * known), or a blocked kernel without its blocks. */
+double rb_traffic_lines(const rb_kernel *k, rb_shape s, size_t el,
                         const rb_cache_geom *g, const rb_blocking *blk);
 
 #endif

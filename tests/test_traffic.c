@@ -14,6 +14,15 @@
 
 static const rb_cache_geom l1 = {32768, 8, 64}, l2 = {1048576, 8, 64};
 
+/* The model of the registry row of that name (-2: no such kernel). */
+static double lines(const char *name, rb_shape s, size_t el,
+                    const rb_cache_geom *g, const rb_blocking *blk)
+{
+    const rb_kernel *k = rb_kernel_find(name);
+    CHECK(k != NULL);
+    return k ? rb_traffic_lines(k, s, el, g, blk) : -2.0;
+}
+
 static void test_capacity(void)
 {
     /* 64 sets: a walk down a column 8 bytes apart (less than a line) is
@@ -73,9 +82,19 @@ static void test_model(void)
     static const char *forms[] = {"matmul_naive", "matmul_column",
                                   "matmul_row", "matmul_outer"};
     for (int i = 0; i < 4; i++)
-        CHECK(rb_traffic_lines(forms[i], tiny, 8, &l2, &blk) == 6.0);
-    /* no model for a library */
-    CHECK(rb_traffic_lines("matmul_openblas", n128, 8, &l1, &blk) < 0.0);
+        CHECK(lines(forms[i], tiny, 8, &l2, &blk) == 6.0);
+    /* no model for a library, nor for another operation; a model only
+     * on matmul rows, every order but the library's with one */
+    CHECK(lines("matmul_openblas", n128, 8, &l1, &blk) < 0.0);
+    CHECK(lines("batched", n128, 8, &l1, &blk) < 0.0);
+    for (size_t i = 0; i < rb_nkernels; i++) {
+        const rb_kernel *k = &rb_kernels[i];
+        const int library = k->threading == RB_SPLIT_LIBRARY;
+        CHECK(k->traffic == RB_TRAFFIC_NONE ||
+              (k->op == RB_OP_MATMUL && !library));
+        if (k->op == RB_OP_MATMUL && !library)
+            CHECK(k->traffic != RB_TRAFFIC_NONE);
+    }
 
     /* n = 128 f64 in a 32 KiB 8-way L1 (64 sets, e = 8; each matrix
      * 2048 lines). naive: B's column (128 lines, 1024 B = 16 lines apart)
@@ -84,34 +103,34 @@ static void test_model(void)
      * the 4 sets the column fills: 16 x 4/64 = 1 line, 128 x 127 times.
      * C's line lies in one of them 1 time in 16, for the 112 j of a row
      * that are not the first of their line. */
-    CHECK(rb_traffic_lines("matmul_naive", n128, 8, &l1, &blk) ==
+    CHECK(lines("matmul_naive", n128, 8, &l1, &blk) ==
           2097152.0 + (2048 + 128.0 * 127) + (2048 + 128.0 * 112 / 16));
     /* row: B (2048 lines, 32 a set) does not fit: 128 passes; C's row
      * (16 lines) and A's line stay beside a row of B (2 a set at most) */
-    CHECK(rb_traffic_lines("matmul_row", n128, 8, &l1, &blk) ==
+    CHECK(lines("matmul_row", n128, 8, &l1, &blk) ==
           128.0 * 2048 + 2048 + 2048);
     /* outer: C (32 lines a set) does not fit: read again for every k
      * after the zeroing pass, 128 + 1 passes; A's column (128 lines at
      * 1024 B: 4 sets, 32 each) never survives a pass over C: one line per
      * element for the 112 k that are not the first of their line, plus
      * the first pass; B's row once */
-    CHECK(rb_traffic_lines("matmul_outer", n128, 8, &l1, &blk) ==
+    CHECK(lines("matmul_outer", n128, 8, &l1, &blk) ==
           129.0 * 2048 + (2048 + 112.0 * 128) + 2048);
     /* column: C's and A's columns (4 sets, 32 lines each) never hold:
      * every A and C access a line, B one per element */
-    CHECK(NEAR(rb_traffic_lines("matmul_column", n128, 8, &l1, &blk),
+    CHECK(NEAR(lines("matmul_column", n128, 8, &l1, &blk),
                2.0 * 128 * 128 * 128 + 128.0 * 128, 0.01));
     /* n = 512 f64 in a 1 MiB 8-way L2 (2048 sets): B's column (512 lines
      * at 4096 B = 64 lines) reaches 32 sets, 16 each, twice the ways:
      * every B access misses */
-    CHECK(NEAR(rb_traffic_lines("matmul_naive", n512, 8, &l2, &blk),
+    CHECK(NEAR(lines("matmul_naive", n512, 8, &l2, &blk),
                134217728.0, 0.01));
-    CHECK(rb_traffic_lines("matmul_row", n512, 8, &l2, &blk) ==
+    CHECK(lines("matmul_row", n512, 8, &l2, &blk) ==
           512.0 * 32768 + 32768 + 32768);
     /* blocked: packing B (2 x 32768) and A (2 x 32768), the packed B
      * block (512 x 2048 is capped to 512 x 512) streamed once per row
      * block (5 of them), C once per KC block (1) */
-    CHECK(rb_traffic_lines("matmul_blocked", n512, 8, &l2, &blk) ==
+    CHECK(lines("matmul_blocked", n512, 8, &l2, &blk) ==
           2.0 * 32768 + 2.0 * 32768 + 5.0 * 32768 + 32768);
     /* The issue's example, column f32 n = 96 in a 48 KiB 12-way L1 (64
      * sets, e = 16, each matrix 576 lines): the columns of A, B and C
@@ -126,23 +145,23 @@ static void test_model(void)
      * holds: 576. Cachegrind counted 2.47e6 bytes (38.6k lines). */
     const rb_cache_geom zen_l1 = {49152, 12, 64};
     const rb_shape n96 = {96, 96, 96};
-    CHECK(rb_traffic_lines("matmul_column", n96, 4, &zen_l1, &blk) ==
+    CHECK(lines("matmul_column", n96, 4, &zen_l1, &blk) ==
           (576 + 95.0 * 288) + (576 + 90.0 * 96) + 576);
     /* a matrix one element wide is contiguous, not a line a row: [1024,
      * 1024] x [1024, 1] f32, row form: A streams once (65536 lines), B
      * (1024 x 4 bytes: 64 lines) and C (64) stay */
     const rb_shape mv = {1024, 1024, 1};
-    CHECK(rb_traffic_lines("matmul_row", mv, 4, &zen_l1, &blk) ==
+    CHECK(lines("matmul_row", mv, 4, &zen_l1, &blk) ==
           65536.0 + 64 + 64);
     /* a contiguous 392 x 392 f32 B (9604 lines) sits 4.7 lines a set in a
      * 2 MiB 16-way cache: the row form reads it once, as A and C */
     const rb_cache_geom l2big = {2097152, 16, 64};
     const rb_shape n392 = {392, 392, 392};
-    CHECK(rb_traffic_lines("matmul_row", n392, 4, &l2big, &blk) ==
+    CHECK(lines("matmul_row", n392, 4, &l2big, &blk) ==
           3.0 * 9604);
     /* the worst form moves far more than the blocked one */
-    CHECK(rb_traffic_lines("matmul_column", n512, 8, &l2, &blk) >
-          100.0 * rb_traffic_lines("matmul_blocked", n512, 8, &l2, &blk));
+    CHECK(lines("matmul_column", n512, 8, &l2, &blk) >
+          100.0 * lines("matmul_blocked", n512, 8, &l2, &blk));
 }
 
 static void test_geometry(void)
@@ -214,14 +233,14 @@ static int test_cachegrind(const char *exe)
     CHECK(NEAR(d1.ll_misses, 1536.0, 0.03));
     /* and the model says the same at both levels */
     rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0};
-    CHECK(NEAR(rb_traffic_lines("matmul_row", s, 8, &g.ll, &blk),
+    CHECK(NEAR(lines("matmul_row", s, 8, &g.ll, &blk),
                d1.ll_misses, 0.03));
     /* B (32 KiB) on the edge of a 32 KiB L1, every set full to its last
      * way: LRU keeps all but the sets a row of A or of C lands in, and in
      * the pass after (the intruder stays, used late); the model counts
      * the pass after in full, cachegrind finds part of it: within 30%. At
      * n = 96 (B 72 KiB) B streams. */
-    const double m64 = rb_traffic_lines("matmul_row", s, 8, &g.l1, &blk);
+    const double m64 = lines("matmul_row", s, 8, &g.l1, &blk);
     printf("cachegrind matmul_row n=64 f64: model %.0f D1 misses\n", m64);
     CHECK(NEAR(m64, d1.d1_misses, 0.30));
     const rb_shape s96 = {96, 96, 96};
@@ -232,7 +251,7 @@ static int test_cachegrind(const char *exe)
                       &e),
               RB_OK);
     sim_subtract(&r96, &b96, &k96);
-    const double m96 = rb_traffic_lines("matmul_row", s96, 8, &g.l1, &blk);
+    const double m96 = lines("matmul_row", s96, 8, &g.l1, &blk);
     printf("cachegrind matmul_row n=96 f64: %.0f D1 misses, model %.0f\n",
            k96.d1_misses, m96);
     CHECK(NEAR(m96, k96.d1_misses, 0.10));
@@ -246,7 +265,7 @@ static int test_cachegrind(const char *exe)
                       &e),
               RB_OK);
     sim_subtract(&a1, &base, &d1);
-    const double model = rb_traffic_lines("matmul_naive", s, 8, &g.l1, &blk);
+    const double model = lines("matmul_naive", s, 8, &g.l1, &blk);
     printf("cachegrind matmul_naive n=64 f64: %.0f D1 misses, model %.0f\n",
            d1.d1_misses, model);
     CHECK(d1.d1_misses < 2.0 * model && model < 2.0 * d1.d1_misses);
@@ -263,9 +282,9 @@ static int test_cachegrind(const char *exe)
         sim_subtract(&sr, &sb, &sd);
         CHECK(sr.blk.skinny_max >= sk[i].n && sr.blk.sw > 0);
         const double ll =
-            rb_traffic_lines("matmul_blocked", sk[i], 8, &g.ll, &sr.blk);
+            lines("matmul_blocked", sk[i], 8, &g.ll, &sr.blk);
         const double d1m =
-            rb_traffic_lines("matmul_blocked", sk[i], 8, &g.l1, &sr.blk);
+            lines("matmul_blocked", sk[i], 8, &g.l1, &sr.blk);
         printf("cachegrind matmul_blocked (skinny) %zux%zux%zu f64: %.0f LL "
                "misses, model %.0f; %.0f D1 misses, model %.0f\n",
                sk[i].n, sk[i].p, sk[i].m, sd.ll_misses, ll, sd.d1_misses, d1m);
@@ -305,9 +324,9 @@ static int test_cachegrind(const char *exe)
                       RB_OK);
             sim_subtract(&cr, &cb, &cd);
             const double m1 =
-                rb_traffic_lines(forms5[f], sc, el, &gc.l1, &cr.blk);
+                lines(forms5[f], sc, el, &gc.l1, &cr.blk);
             const double mll =
-                rb_traffic_lines(forms5[f], sc, el, &gc.ll, &cr.blk);
+                lines(forms5[f], sc, el, &gc.ll, &cr.blk);
             printf("%s %s n=%zu (%s): L1 model %.0f / cachegrind %.0f = "
                    "%.2f, LL %.0f / %.0f = %.2f\n",
                    forms5[f], rb_dtype_name(cases[c].dt), cases[c].n,

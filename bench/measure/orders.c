@@ -204,9 +204,9 @@ static void model_forms(const orders_plan *plan, orders_size *z,
         orders_form *f = &z->forms[i];
         const size_t el = rb_dtype_size(z->dt);
         const double l1 =
-            rb_traffic_lines(f->k->name, z->s, el, &plan->geom.l1, &blk);
+            rb_traffic_lines(f->k, z->s, el, &plan->geom.l1, &blk);
         const double ll =
-            rb_traffic_lines(f->k->name, z->s, el, &plan->geom.ll, &blk);
+            rb_traffic_lines(f->k, z->s, el, &plan->geom.ll, &blk);
         if (l1 >= 0.0 && ll >= 0.0) {
             f->have_model = 1;
             f->model_l1 = l1 * plan->geom.l1.line;

@@ -995,10 +995,10 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                 cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
     fprintf(f, "\n%6s %8s %6s %13s", "B", "FLOP/B", "roof", "probe");
     for (int k = 0; k < nc; k++)
-        fprintf(f, " %22s", cs[k]->kernel->name);
+        fprintf(f, " %24s", cs[k]->kernel->name);
     fprintf(f, "\n%6s %8s %6s %13s", "", "", "GF/s", "GF/s  %roof");
     for (int k = 0; k < nc; k++)
-        fprintf(f, " %22s", "GF/s  %roof  spread");
+        fprintf(f, " %24s", "GF/s  %roof  spread");
     fprintf(f, "\n");
     for (size_t i = 0; i < plan->nbatch; i++) {
         const uint64_t b = plan->batch[i];
@@ -1032,7 +1032,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                 roof, probe);
         for (int k = 0; k < nc; k++) {
             if (!row[k]) {
-                fprintf(f, " %22s", "-");
+                fprintf(f, " %24s", "-");
                 continue;
             }
             const harness_row *r = &row[k]->row;
@@ -1047,7 +1047,9 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                 *above += rb.above;
                 *over += !rb.above && rb.fraction > 1.0;
             }
-            fprintf(f, " %9.4g %5s%c %5.1f%%", harness_row_gflops(r), frac,
+            /* 25 columns, as the headers: the number, %roof and its
+             * mark, the spread */
+            fprintf(f, " %9.4g %6s%c %5.1f%%", harness_row_gflops(r), frac,
                     mark, 100.0 * (r->time.median / r->time.min - 1.0));
         }
         fprintf(f, "\n");
