@@ -13,132 +13,81 @@
 #include "ceiling.h"
 #include "kernel.h"
 
-__attribute__((target("avx512f"))) static double dot_avx512_f64(
-    const double *restrict a, const double *restrict b, size_t n)
-{
-    __m512d acc[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r] = _mm512_setzero_pd();
-    size_t k = 0;
-    for (; k + 64 <= n; k += 64)
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++)
-            acc[r] = _mm512_fmadd_pd(_mm512_loadu_pd(a + k + 8 * r),
-                                     _mm512_loadu_pd(b + k + 8 * r), acc[r]);
-    for (; k < n; k += 8) {
-        const __mmask8 m = n - k >= 8 ? 0xff : (__mmask8)((1u << (n - k)) - 1);
-        acc[0] = _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, a + k),
-                                 _mm512_maskz_loadu_pd(m, b + k), acc[0]);
+/* The eight accumulators' turns, one body for every vector path and
+ * dtype (gemm_ukr.h does the same for the micro-kernel): VEC registers of
+ * LANES elements, P the intrinsics' prefix, SUF the type's suffix; leaves
+ * k at the first element not yet summed and acc[0..7] holding the sums. */
+#define DOT8_TURNS(P, SUF, LANES)                                             \
+    RB_PRAGMA(GCC unroll 8)                                                   \
+    for (int r = 0; r < 8; r++)                                               \
+        acc[r] = P##_setzero_##SUF();                                         \
+    size_t k = 0;                                                             \
+    for (; k + 8 * (LANES) <= n; k += 8 * (LANES))                            \
+        RB_PRAGMA(GCC unroll 8)                                               \
+        for (int r = 0; r < 8; r++)                                           \
+            acc[r] = P##_fmadd_##SUF(P##_loadu_##SUF(a + k + (LANES) * r),    \
+                                     P##_loadu_##SUF(b + k + (LANES) * r),    \
+                                     acc[r])
+
+/* AVX-512: the rest in masked loads (mask type MT), then one reduction. */
+#define DOT8_AVX512(NAME, T, VEC, LANES, SUF, MT)                             \
+    __attribute__((target("avx512f"))) static T NAME(                         \
+        const T *restrict a, const T *restrict b, size_t n)                   \
+    {                                                                         \
+        VEC acc[8];                                                           \
+        DOT8_TURNS(_mm512, SUF, LANES);                                       \
+        for (; k < n; k += (LANES)) {                                         \
+            const MT m = n - k >= (LANES) ? (MT)((1u << (LANES)) - 1)         \
+                                          : (MT)((1u << (n - k)) - 1);        \
+            acc[0] = _mm512_fmadd_##SUF(_mm512_maskz_loadu_##SUF(m, a + k),   \
+                                        _mm512_maskz_loadu_##SUF(m, b + k),   \
+                                        acc[0]);                              \
+        }                                                                     \
+        for (int r = 1; r < 8; r++)                                           \
+            acc[0] = _mm512_add_##SUF(acc[0], acc[r]);                        \
+        return _mm512_reduce_add_##SUF(acc[0]);                               \
     }
-    for (int r = 1; r < 8; r++)
-        acc[0] = _mm512_add_pd(acc[0], acc[r]);
-    return _mm512_reduce_add_pd(acc[0]);
-}
 
-__attribute__((target("avx512f"))) static float dot_avx512_f32(
-    const float *restrict a, const float *restrict b, size_t n)
-{
-    __m512 acc[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r] = _mm512_setzero_ps();
-    size_t k = 0;
-    for (; k + 128 <= n; k += 128)
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++)
-            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(a + k + 16 * r),
-                                     _mm512_loadu_ps(b + k + 16 * r), acc[r]);
-    for (; k < n; k += 16) {
-        const __mmask16 m =
-            n - k >= 16 ? 0xffff : (__mmask16)((1u << (n - k)) - 1);
-        acc[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + k),
-                                 _mm512_maskz_loadu_ps(m, b + k), acc[0]);
+/* AVX2: the lanes summed in order, then the rest one element at a time. */
+#define DOT8_AVX2(NAME, T, VEC, LANES, SUF)                                   \
+    __attribute__((target("avx2,fma"))) static T NAME(                        \
+        const T *restrict a, const T *restrict b, size_t n)                   \
+    {                                                                         \
+        VEC acc[8];                                                           \
+        DOT8_TURNS(_mm256, SUF, LANES);                                       \
+        for (int r = 1; r < 8; r++)                                           \
+            acc[0] = _mm256_add_##SUF(acc[0], acc[r]);                        \
+        T lanes[LANES], sum = 0;                                              \
+        _mm256_storeu_##SUF(lanes, acc[0]);                                   \
+        for (int l = 0; l < (LANES); l++)                                     \
+            sum += lanes[l];                                                  \
+        for (; k < n; k++)                                                    \
+            sum += a[k] * b[k];                                               \
+        return sum;                                                           \
     }
-    for (int r = 1; r < 8; r++)
-        acc[0] = _mm512_add_ps(acc[0], acc[r]);
-    return _mm512_reduce_add_ps(acc[0]);
-}
 
-__attribute__((target("avx2,fma"))) static double dot_avx2_f64(
-    const double *restrict a, const double *restrict b, size_t n)
-{
-    __m256d acc[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r] = _mm256_setzero_pd();
-    size_t k = 0;
-    for (; k + 32 <= n; k += 32)
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++)
-            acc[r] = _mm256_fmadd_pd(_mm256_loadu_pd(a + k + 4 * r),
-                                     _mm256_loadu_pd(b + k + 4 * r), acc[r]);
-    for (int r = 1; r < 8; r++)
-        acc[0] = _mm256_add_pd(acc[0], acc[r]);
-    double lanes[4];
-    _mm256_storeu_pd(lanes, acc[0]);
-    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-    for (; k < n; k++)
-        sum += a[k] * b[k];
-    return sum;
-}
+/* Portable C: eight scalar sums. */
+#define DOT8_C(NAME, T)                                                       \
+    static T NAME(const T *restrict a, const T *restrict b, size_t n)         \
+    {                                                                         \
+        T acc[8] = {0}, sum = 0;                                              \
+        size_t k = 0;                                                         \
+        for (; k + 8 <= n; k += 8)                                            \
+            for (int r = 0; r < 8; r++)                                       \
+                acc[r] += a[k + r] * b[k + r];                                \
+        for (int r = 0; r < 8; r++)                                           \
+            sum += acc[r];                                                    \
+        for (; k < n; k++)                                                    \
+            sum += a[k] * b[k];                                               \
+        return sum;                                                           \
+    }
 
-__attribute__((target("avx2,fma"))) static float dot_avx2_f32(
-    const float *restrict a, const float *restrict b, size_t n)
-{
-    __m256 acc[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r] = _mm256_setzero_ps();
-    size_t k = 0;
-    for (; k + 64 <= n; k += 64)
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++)
-            acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8 * r),
-                                     _mm256_loadu_ps(b + k + 8 * r), acc[r]);
-    for (int r = 1; r < 8; r++)
-        acc[0] = _mm256_add_ps(acc[0], acc[r]);
-    float lanes[8];
-    _mm256_storeu_ps(lanes, acc[0]);
-    float sum = 0.0f;
-    for (int l = 0; l < 8; l++)
-        sum += lanes[l];
-    for (; k < n; k++)
-        sum += a[k] * b[k];
-    return sum;
-}
-
-static double dot_c_f64(const double *restrict a, const double *restrict b,
-                        size_t n)
-{
-    double acc[8] = {0};
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8)
-        for (int r = 0; r < 8; r++)
-            acc[r] += a[k + r] * b[k + r];
-    double sum = 0.0;
-    for (int r = 0; r < 8; r++)
-        sum += acc[r];
-    for (; k < n; k++)
-        sum += a[k] * b[k];
-    return sum;
-}
-
-static float dot_c_f32(const float *restrict a, const float *restrict b,
-                       size_t n)
-{
-    float acc[8] = {0};
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8)
-        for (int r = 0; r < 8; r++)
-            acc[r] += a[k + r] * b[k + r];
-    float sum = 0.0f;
-    for (int r = 0; r < 8; r++)
-        sum += acc[r];
-    for (; k < n; k++)
-        sum += a[k] * b[k];
-    return sum;
-}
+DOT8_AVX512(dot_avx512_f64, double, __m512d, 8, pd, __mmask8)
+DOT8_AVX512(dot_avx512_f32, float, __m512, 16, ps, __mmask16)
+DOT8_AVX2(dot_avx2_f64, double, __m256d, 4, pd)
+DOT8_AVX2(dot_avx2_f32, float, __m256, 8, ps)
+DOT8_C(dot_c_f64, double)
+DOT8_C(dot_c_f32, float)
 
 /* The code path the configured ISA allows: 2 AVX-512, 1 AVX2 + FMA, 0 C. */
 static int simd_level(void)
@@ -198,6 +147,39 @@ void dot_simd_f32(const rb_operands *x)
  * L2; two rows (fewer streams, x loaded twice as often) were 10-25%
  * slower. The kernel then reads A at the bandwidth of the level that holds
  * it. */
+/* ROWS rows of A against x, two accumulators a row, one body for every
+ * vector path and dtype (VEC registers of LANES elements, P the
+ * intrinsics' prefix, SUF the type's suffix); leaves k at the first
+ * element of x not yet used. */
+#define MV_TURNS(P, ROWS, VEC, LANES, SUF)                                    \
+    VEC acc[ROWS][2];                                                         \
+    RB_PRAGMA(GCC unroll ROWS)                                                \
+    for (int r = 0; r < (ROWS); r++)                                          \
+        acc[r][0] = acc[r][1] = P##_setzero_##SUF();                          \
+    size_t k = 0;                                                             \
+    for (; k + 2 * (LANES) <= p; k += 2 * (LANES)) {                          \
+        const VEC x0 = P##_loadu_##SUF(x + k),                                \
+                  x1 = P##_loadu_##SUF(x + k + (LANES));                      \
+        RB_PRAGMA(GCC unroll ROWS)                                            \
+        for (int r = 0; r < (ROWS); r++) {                                    \
+            acc[r][0] = P##_fmadd_##SUF(P##_loadu_##SUF(a + r * lda + k), x0, \
+                                        acc[r][0]);                           \
+            acc[r][1] = P##_fmadd_##SUF(                                      \
+                P##_loadu_##SUF(a + r * lda + k + (LANES)), x1, acc[r][1]);   \
+        }                                                                     \
+    }
+
+/* AVX-512: the rest of the eight rows in masked loads (mask type MT) */
+#define MV8_MASKED(VEC, LANES, SUF, MT)                                       \
+    for (; k < p; k += (LANES)) {                                             \
+        const MT m = p - k >= (LANES) ? (MT)((1u << (LANES)) - 1)             \
+                                      : (MT)((1u << (p - k)) - 1);            \
+        const VEC xv = _mm512_maskz_loadu_##SUF(m, x + k);                    \
+        for (int r = 0; r < 8; r++)                                           \
+            acc[r][0] = _mm512_fmadd_##SUF(                                   \
+                _mm512_maskz_loadu_##SUF(m, a + r * lda + k), xv, acc[r][0]); \
+    }
+
 /* AVX-512, eight rows: the eight horizontal sums taken together by a
  * transposing tree of adds (instead of eight reductions of their own), so
  * that short rows pay less per row: measured in one process on this Xeon,
@@ -207,29 +189,8 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f64(
     const double *restrict a, size_t lda, const double *restrict x, size_t p,
     double *restrict y)
 {
-    __m512d acc[8][2];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_pd();
-    size_t k = 0;
-    for (; k + 16 <= p; k += 16) {
-        const __m512d x0 = _mm512_loadu_pd(x + k),
-                      x1 = _mm512_loadu_pd(x + k + 8);
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++) {
-            acc[r][0] = _mm512_fmadd_pd(_mm512_loadu_pd(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm512_fmadd_pd(_mm512_loadu_pd(a + r * lda + k + 8),
-                                        x1, acc[r][1]);
-        }
-    }
-    for (; k < p; k += 8) {
-        const __mmask8 m = p - k >= 8 ? 0xff : (__mmask8)((1u << (p - k)) - 1);
-        const __m512d xv = _mm512_maskz_loadu_pd(m, x + k);
-        for (int r = 0; r < 8; r++)
-            acc[r][0] = _mm512_fmadd_pd(
-                _mm512_maskz_loadu_pd(m, a + r * lda + k), xv, acc[r][0]);
-    }
+    MV_TURNS(_mm512, 8, __m512d, 8, pd);
+    MV8_MASKED(__m512d, 8, pd, __mmask8)
     /* the eight horizontal sums at once: pairs within 128-bit lanes, then
      * 128-bit blocks twice, one store of y[0..7] */
     __m512d s[8], u[4], v[2];
@@ -253,30 +214,8 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f32(
     const float *restrict a, size_t lda, const float *restrict x, size_t p,
     float *restrict y)
 {
-    __m512 acc[8][2];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    size_t k = 0;
-    for (; k + 32 <= p; k += 32) {
-        const __m512 x0 = _mm512_loadu_ps(x + k),
-                     x1 = _mm512_loadu_ps(x + k + 16);
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++) {
-            acc[r][0] = _mm512_fmadd_ps(_mm512_loadu_ps(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(_mm512_loadu_ps(a + r * lda + k + 16),
-                                        x1, acc[r][1]);
-        }
-    }
-    for (; k < p; k += 16) {
-        const __mmask16 m =
-            p - k >= 16 ? 0xffff : (__mmask16)((1u << (p - k)) - 1);
-        const __m512 xv = _mm512_maskz_loadu_ps(m, x + k);
-        for (int r = 0; r < 8; r++)
-            acc[r][0] = _mm512_fmadd_ps(
-                _mm512_maskz_loadu_ps(m, a + r * lda + k), xv, acc[r][0]);
-    }
+    MV_TURNS(_mm512, 8, __m512, 16, ps);
+    MV8_MASKED(__m512, 16, ps, __mmask16)
     /* the eight horizontal sums at once: pairs of floats, then pairs of
      * pairs within 128-bit lanes, then the four lanes, two stores */
     __m512 v[8], u[4], w[2];
@@ -302,64 +241,28 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f32(
                                     _mm512_extractf32x4_ps(t, 3)));
 }
 
-__attribute__((target("avx2,fma"))) static void mv4_avx2_f64(
-    const double *restrict a, size_t lda, const double *restrict x, size_t p,
-    double *restrict y)
-{
-    __m256d acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_pd();
-    size_t k = 0;
-    for (; k + 8 <= p; k += 8) {
-        const __m256d x0 = _mm256_loadu_pd(x + k), x1 = _mm256_loadu_pd(x + k + 4);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            acc[r][0] = _mm256_fmadd_pd(_mm256_loadu_pd(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm256_fmadd_pd(_mm256_loadu_pd(a + r * lda + k + 4),
-                                        x1, acc[r][1]);
-        }
+/* AVX2, four rows: two accumulators a row, then each row's lanes summed
+ * in order and the rest of it one element at a time. */
+#define MV4_AVX2(NAME, T, VEC, LANES, SUF)                                    \
+    __attribute__((target("avx2,fma"))) static void NAME(                     \
+        const T *restrict a, size_t lda, const T *restrict x, size_t p,       \
+        T *restrict y)                                                        \
+    {                                                                         \
+        MV_TURNS(_mm256, 4, VEC, LANES, SUF);                                 \
+        for (int r = 0; r < 4; r++) {                                         \
+            T lanes[LANES], sum = 0;                                          \
+            _mm256_storeu_##SUF(lanes,                                        \
+                                _mm256_add_##SUF(acc[r][0], acc[r][1]));      \
+            for (int l = 0; l < (LANES); l++)                                 \
+                sum += lanes[l];                                              \
+            for (size_t t = k; t < p; t++)                                    \
+                sum += a[r * lda + t] * x[t];                                 \
+            y[r] = sum;                                                       \
+        }                                                                     \
     }
-    for (int r = 0; r < 4; r++) {
-        double lanes[4];
-        _mm256_storeu_pd(lanes, _mm256_add_pd(acc[r][0], acc[r][1]));
-        double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-        for (size_t t = k; t < p; t++)
-            sum += a[r * lda + t] * x[t];
-        y[r] = sum;
-    }
-}
 
-__attribute__((target("avx2,fma"))) static void mv4_avx2_f32(
-    const float *restrict a, size_t lda, const float *restrict x, size_t p,
-    float *restrict y)
-{
-    __m256 acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-    size_t k = 0;
-    for (; k + 16 <= p; k += 16) {
-        const __m256 x0 = _mm256_loadu_ps(x + k), x1 = _mm256_loadu_ps(x + k + 8);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + k), x0,
-                                        acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + k + 8),
-                                        x1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < 4; r++) {
-        float lanes[8], sum = 0.0f;
-        _mm256_storeu_ps(lanes, _mm256_add_ps(acc[r][0], acc[r][1]));
-        for (int l = 0; l < 8; l++)
-            sum += lanes[l];
-        for (size_t t = k; t < p; t++)
-            sum += a[r * lda + t] * x[t];
-        y[r] = sum;
-    }
-}
+MV4_AVX2(mv4_avx2_f64, double, __m256d, 4, pd)
+MV4_AVX2(mv4_avx2_f32, float, __m256, 8, ps)
 
 void matvec_simd_f64(const rb_operands *x)
 {
