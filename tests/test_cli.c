@@ -375,6 +375,37 @@ static void test_interrupt(void)
     json_decref(doc);
 }
 
+/* The sweep stopped by SIGINT after its second point: exit 130, and the
+ * finished points kept in a document marked interrupted. */
+static void test_sweep_interrupt(void)
+{
+    char out[600], json[700];
+    snprintf(out, sizeof(out), "%s/sweep-int", workdir);
+    snprintf(json, sizeof(json), "%s/sweep.json", out);
+    /* 64 points of a second or more each: the interrupt lands early */
+    const char *args[] = {"sweep",   "--p",        "256",     "--m",
+                          "256",     "--batch",    "1:64:+1", "--dtype",
+                          "f64",     "--threads",  "1",       "--kernel",
+                          "matmul_blocked", "--min-time", "0.05",
+                          "--samples", "20",       "--rounds",  "1",
+                          "--profile", "tpu-v5e",
+                          "--ceilings", ceilfile,  "--out",     out,
+                          NULL};
+    const pid_t pid = start(workdir, args);
+    CHECK(wait_for("stderr", "point 2/64", 60.0));
+    kill(pid, SIGINT);
+    result r;
+    finish(pid, &r);
+    CHECK_INT(r.status, 130);
+    CHECK_STR_HAS(r.err, "interrupted");
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    const size_t n = json_array_size(json_object_get(doc, "points"));
+    CHECK(n >= 2 && n < 64);
+    json_decref(doc);
+}
+
 /* The ceilings command: a small measurement whose document is complete
  * and whose kernels all passed their checks; then --ceilings files that
  * are of another schema, version or host are refused. */
@@ -943,6 +974,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_run_files();
     test_interrupt();
+    test_sweep_interrupt();
     remove_tree(workdir);
     remove_tree(ceildir);
     return check_status("test_cli");

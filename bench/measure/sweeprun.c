@@ -259,20 +259,17 @@ static int point_need(const harness_plan *hp, uint64_t *most)
     return 0;
 }
 
-int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
-              const roofline *roof, sweep_result *res, rb_err *e)
+/* The whole plan's estimated cost in seconds (all its rounds), and the
+ * mapping to keep for its points: with room for a region's layout, an
+ * upper bound of any one mapping they make (0: unknown, and then nothing
+ * is kept). */
+static double plan_totals(const sweep_plan *plan, const roofline *roof,
+                          int rounds, size_t *reserve)
 {
-    const size_t grid = (size_t)plan->nlevels * (size_t)plan->ndtypes *
-                        (size_t)plan->nthreads * plan->nbatch;
-    const int rounds = plan->rounds > 0 ? plan->rounds : 1;
-    const size_t total = grid * (size_t)rounds;
-    double all = 0.0, done = 0.0;
-    harness_plan hp;
-    /* the plan's cost, and the largest memory a point needs: with room for
-     * a region's layout, an upper bound of any one mapping the points make
-     * (0: unknown, and then nothing is kept) */
+    double all = 0.0;
     uint64_t most = 0;
     int most_known = 1;
+    harness_plan hp;
     for (int l = 0; l < plan->nlevels; l++)
         for (int d = 0; d < plan->ndtypes; d++)
             for (int t = 0; t < plan->nthreads; t++)
@@ -282,14 +279,71 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
                     most_known &= point_need(&hp, &most) == 0;
                 }
     const uint64_t slack = 2 * (uint64_t)RB_REGION_BLOCK;
-    const size_t reserve =
+    *reserve =
         most_known && most < SIZE_MAX - slack ? (size_t)(most + slack) : 0;
-    /* where each grid point's rows are, from the first round */
-    size_t *first = calloc(grid ? grid : 1, sizeof(*first)),
-           *count = calloc(grid ? grid : 1, sizeof(*count));
-    if (!first || !count) {
-        free(first);
-        free(count);
+    return all;
+}
+
+/* Where the sweep stands: the estimate, the progress so far, and where
+ * each grid point's rows are (from the first round). */
+typedef struct {
+    double all, done, t0;
+    size_t index, total;
+    size_t *first, *count;
+} sweep_pace;
+
+/* Grid point g (level l, dtype d, team t, B b) in round r: planned, run by
+ * the harness, its rows pooled, the progress said. 1 where the run was
+ * interrupted, else an RB_ code. */
+static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
+                     const roofline *roof, sweep_result *res, int l, int d,
+                     int t, uint64_t b, int r, size_t g, sweep_pace *pace,
+                     rb_err *e)
+{
+    harness_plan hp;
+    const size_t n = point_plan(plan, l, d, t, b, &hp);
+    interrupt_lock();
+    if (r == 0) {
+        res->skipped_batched += plan->nkernels - n;
+        pace->first[g] = res->npoints;
+    }
+    interrupt_unlock();
+    point_ctx pc = {.res = res, .level = l, .b = b, .round = r,
+                    .first = pace->first[g], .count = pace->count[g]};
+    harness_result hr = {0};
+    int rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
+    free(hr.rows); /* the samples now belong to res */
+    if (!rc && pc.failed)
+        rc = rb_fail(e, RB_EINPUT, "out of memory for the sweep's points");
+    if (rc)
+        return rc;
+    if (hr.interrupted)
+        return 1;
+    if (r == 0)
+        pace->count[g] = res->npoints - pace->first[g];
+    pace->done += point_cost(plan, roof, &hp);
+    const double el = timer_now() - pace->t0;
+    say_point(res, plan, pace->first[g], pace->count[g], r, ++pace->index,
+              pace->total, el,
+              pace->done > 0.0 ? el * (pace->all - pace->done) / pace->done
+                               : 0.0);
+    return RB_OK;
+}
+
+int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
+              const roofline *roof, sweep_result *res, rb_err *e)
+{
+    const size_t grid = (size_t)plan->nlevels * (size_t)plan->ndtypes *
+                        (size_t)plan->nthreads * plan->nbatch;
+    const int rounds = plan->rounds > 0 ? plan->rounds : 1;
+    size_t reserve;
+    sweep_pace pace = {.all = plan_totals(plan, roof, rounds, &reserve),
+                       .total = grid * (size_t)rounds,
+                       .first = calloc(grid ? grid : 1, sizeof(size_t)),
+                       .count = calloc(grid ? grid : 1, sizeof(size_t))};
+    if (!pace.first || !pace.count) {
+        free(pace.first);
+        free(pace.count);
         return rb_fail(e, RB_EINPUT, "out of memory for the sweep's points");
     }
     /* The points map their references' inputs and their operands afresh,
@@ -302,54 +356,27 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
      * touched it first. */
     rb_region_park(
         hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1 ? reserve : 0);
-    const double t0 = timer_now();
-    size_t index = 0;
+    pace.t0 = timer_now();
     int rc = RB_OK;
-    for (int r = 0; r < rounds && !rc; r++) {
+    for (int r = 0; r < rounds && rc == RB_OK; r++) {
         size_t g = 0;
-        for (int l = 0; l < plan->nlevels && !rc; l++)
-            for (int d = 0; d < plan->ndtypes && !rc; d++)
-                for (int t = 0; t < plan->nthreads && !rc; t++)
-                    for (size_t i = 0; i < plan->nbatch && !rc; i++, g++) {
-                        if (interrupt_requested())
-                            goto out;
-                        const uint64_t b = plan->batch[i];
-                        const size_t n = point_plan(plan, l, d, t, b, &hp);
-                        interrupt_lock();
-                        if (r == 0) {
-                            res->skipped_batched += plan->nkernels - n;
-                            first[g] = res->npoints;
-                        }
-                        interrupt_unlock();
-                        point_ctx pc = {.res = res, .level = l, .b = b,
-                                        .round = r, .first = first[g],
-                                        .count = count[g]};
-                        harness_result hr = {0};
-                        rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
-                        free(hr.rows); /* the samples now belong to res */
-                        if (!rc && pc.failed)
-                            rc = rb_fail(
-                                e, RB_EINPUT,
-                                "out of memory for the sweep's points");
-                        if (rc || hr.interrupted)
-                            goto out;
-                        if (r == 0)
-                            count[g] = res->npoints - first[g];
-                        done += point_cost(plan, roof, &hp);
-                        const double el = timer_now() - t0;
-                        say_point(res, plan, first[g], count[g], r, ++index,
-                                  total, el,
-                                  done > 0.0 ? el * (all - done) / done : 0.0);
-                    }
+        for (int l = 0; l < plan->nlevels && rc == RB_OK; l++)
+            for (int d = 0; d < plan->ndtypes && rc == RB_OK; d++)
+                for (int t = 0; t < plan->nthreads && rc == RB_OK; t++)
+                    for (size_t i = 0; i < plan->nbatch && rc == RB_OK;
+                         i++, g++)
+                        rc = interrupt_requested()
+                                 ? 1
+                                 : run_point(topo, plan, roof, res, l, d, t,
+                                             plan->batch[i], r, g, &pace, e);
     }
-out:
     rb_region_park(0);
-    free(first);
-    free(count);
+    free(pace.first);
+    free(pace.count);
     interrupt_lock();
     res->interrupted = interrupt_requested() != 0;
     interrupt_unlock();
-    return rc;
+    return rc == 1 ? RB_OK : rc;
 }
 
 void sweep_result_free(sweep_result *res)
