@@ -183,6 +183,20 @@ static void test_weights(void)
     CHECK_INT(s % 64, 0);
     CHECK((double)s * (double)s * 8.0 >= 100e6);
     CHECK((double)(s - 64) * (double)(s - 64) * 8.0 < 100e6);
+    /* f32 on two threads: whole 256-byte strips (64 columns) for both,
+     * so a multiple of 128: the DRAM side the smallest at or past the
+     * start; an L2 side of 576 (1.33 MB, 4.5 x 128) goes to 640 */
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 4, &s, why, sizeof(why)), 0);
+    CHECK_INT(s % 128, 0);
+    CHECK((double)s * (double)s * 4.0 >= 100e6);
+    CHECK((double)(s - 128) * (double)(s - 128) * 4.0 < 100e6);
+    b->levels[1].ends_bytes = 2.0 * 576 * 576 * 4;
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, 640);
+    t.threads = 1; /* one thread: 576 is 9 strips of its own */
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, 576);
+    t.threads = 2;
     /* L1: 16 KiB of f64 is 45 x 45, rounded to 64 (never below 64) */
     CHECK_INT(sweep_weights_side(&t, "L1", 8, &s, why, sizeof(why)), 0);
     CHECK_INT(s, 64);

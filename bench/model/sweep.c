@@ -235,9 +235,16 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     const int dram = strcmp(name, "DRAM") == 0;
     const double bytes = dram ? lv->starts_bytes
                               : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
-    uint64_t s = (uint64_t)(sqrt(bytes / el) / 64.0 + 0.5) * 64;
+    /* whole 256-byte column strips for every member of the team, so that
+     * a team splits the columns evenly (matmul_blocked's skinny path
+     * shares them out in strips of 256 bytes: at 576 f32 columns on two
+     * threads, 4 and 5 strips, and the team 0.9 times as fast as even
+     * shares allow), and at least 64 elements */
+    const uint64_t strips = 256u * (uint64_t)(t->threads > 0 ? t->threads : 1) / el,
+                   unit = strips > 64 ? strips : 64;
+    uint64_t s = (uint64_t)(sqrt(bytes / el) / (double)unit + 0.5) * unit;
     while (dram && (double)s * (double)s * el < bytes)
-        s += 64;
-    *side = s < 64 ? 64 : s;
+        s += unit;
+    *side = s < unit ? unit : s;
     return 0;
 }

@@ -65,7 +65,9 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * threads) at which the level's plateau ends, so that A and C fit beside
  * the weights up to large B, and no less than where it starts; for DRAM
  * the plateau's start (the smallest size that is DRAM-resident). Rounded
- * to a multiple of 64, at least 64. Returns 0, or -1 with why ("no L3 plateau in the
+ * to a multiple of 64 elements and of 256 bytes per thread (whole 256-byte
+ * strips for every member), at least one such multiple. Returns 0, or -1
+ * with why ("no L3 plateau in the
  * 2-thread roofline (it has L1, L2, DRAM)"). */
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        uint64_t *side, char *why, size_t whylen);
