@@ -57,9 +57,10 @@
         DOT8_TURNS(_mm256, SUF, LANES);                                       \
         for (int r = 1; r < 8; r++)                                           \
             acc[0] = _mm256_add_##SUF(acc[0], acc[r]);                        \
-        T lanes[LANES], sum = 0;                                              \
+        T lanes[LANES];                                                       \
         _mm256_storeu_##SUF(lanes, acc[0]);                                   \
-        for (int l = 0; l < (LANES); l++)                                     \
+        T sum = lanes[0];                                                     \
+        for (int l = 1; l < (LANES); l++)                                     \
             sum += lanes[l];                                                  \
         for (; k < n; k++)                                                    \
             sum += a[k] * b[k];                                               \
@@ -250,10 +251,11 @@ __attribute__((target("avx512f"))) static void mv8_avx512_f32(
     {                                                                         \
         MV_TURNS(_mm256, 4, VEC, LANES, SUF);                                 \
         for (int r = 0; r < 4; r++) {                                         \
-            T lanes[LANES], sum = 0;                                          \
+            T lanes[LANES];                                                   \
             _mm256_storeu_##SUF(lanes,                                        \
                                 _mm256_add_##SUF(acc[r][0], acc[r][1]));      \
-            for (int l = 0; l < (LANES); l++)                                 \
+            T sum = lanes[0];                                                 \
+            for (int l = 1; l < (LANES); l++)                                 \
                 sum += lanes[l];                                              \
             for (size_t t = k; t < p; t++)                                    \
                 sum += a[r * lda + t] * x[t];                                 \

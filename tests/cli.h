@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -124,6 +125,23 @@ static inline void finish_at(pid_t pid, double t0, result *r)
 static inline void finish(pid_t pid, result *r)
 {
     finish_at(pid, now_s(), r);
+}
+
+/* As finish, but a child still running after `seconds` is killed
+ * (SIGKILL: status 1009), so that a command that ignores a signal fails
+ * the test instead of hanging it. */
+static inline void finish_within(pid_t pid, double seconds, result *r)
+{
+    const double t0 = now_s();
+    int st = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &st, WNOHANG)) == 0 && now_s() - t0 < seconds)
+        sleep_s(0.01);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    reaped(st, t0, r);
 }
 
 static inline void run(const char *cwd, const char *const *args, result *r)

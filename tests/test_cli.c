@@ -363,7 +363,7 @@ static void test_interrupt(void)
     CHECK(wait_for("stderr", " dot ", 60.0));
     kill(pid, SIGINT);
     result r;
-    finish(pid, &r);
+    finish_within(pid, 120.0, &r);
     CHECK_INT(r.status, 130);
     CHECK_STR_HAS(r.err, "interrupted");
     json_t *doc = load_json(json);
@@ -395,7 +395,7 @@ static void test_sweep_interrupt(void)
     CHECK(wait_for("stderr", "point 2/64", 60.0));
     kill(pid, SIGINT);
     result r;
-    finish(pid, &r);
+    finish_within(pid, 120.0, &r);
     CHECK_INT(r.status, 130);
     CHECK_STR_HAS(r.err, "interrupted");
     json_t *doc = load_json(json);

@@ -196,6 +196,20 @@ static void test_weights(void)
     t.threads = 1; /* one thread: 576 is 9 strips of its own */
     CHECK_INT(sweep_weights_side(&t, "L2", 4, &s, why, sizeof(why)), 0);
     CHECK_INT(s, 576);
+    /* three threads, f64: 96 columns a share (256 bytes each), and 64:
+     * multiples of 192 */
+    t.threads = 3;
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, &s, why, sizeof(why)), 0);
+    CHECK_INT(s % 192, 0);
+    CHECK((double)(s - 192) * (double)(s - 192) * 8.0 < 100e6);
+    /* four threads, f32, an L1 of 48 KiB each (192 KiB, half of it 157 x
+     * 157): one even share of 64 columns each is 256 x 256, 256 KiB, past
+     * the plateau: multiples of 64 instead, 128 */
+    t.threads = 4;
+    b->levels[0].ends_bytes = 4.0 * 48 * 1024;
+    CHECK_INT(sweep_weights_side(&t, "L1", 4, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, 128);
+    b->levels[0].ends_bytes = ends[0];
     t.threads = 2;
     /* L1: 16 KiB of f64 is 45 x 45, rounded to 64 (never below 64) */
     CHECK_INT(sweep_weights_side(&t, "L1", 8, &s, why, sizeof(why)), 0);

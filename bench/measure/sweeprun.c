@@ -292,9 +292,13 @@ typedef struct {
     size_t *first, *count;
 } sweep_pace;
 
+/* run_point's answer when an interrupt stopped the point (the RB_ codes
+ * are 0 and negative) */
+enum { POINT_INTERRUPTED = 1 };
+
 /* Grid point g (level l, dtype d, team t, B b) in round r: planned, run by
- * the harness, its rows pooled, the progress said. 1 where the run was
- * interrupted, else an RB_ code. */
+ * the harness, its rows pooled, the progress said. POINT_INTERRUPTED where
+ * an interrupt stopped it, else an RB_ code. */
 static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
                      const roofline *roof, sweep_result *res, int l, int d,
                      int t, uint64_t b, int r, size_t g, sweep_pace *pace,
@@ -318,7 +322,7 @@ static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
     if (rc)
         return rc;
     if (hr.interrupted)
-        return 1;
+        return POINT_INTERRUPTED;
     if (r == 0)
         pace->count[g] = res->npoints - pace->first[g];
     pace->done += point_cost(plan, roof, &hp);
@@ -366,7 +370,7 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
                     for (size_t i = 0; i < plan->nbatch && rc == RB_OK;
                          i++, g++)
                         rc = interrupt_requested()
-                                 ? 1
+                                 ? POINT_INTERRUPTED
                                  : run_point(topo, plan, roof, res, l, d, t,
                                              plan->batch[i], r, g, &pace, e);
     }
@@ -376,7 +380,7 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
     interrupt_lock();
     res->interrupted = interrupt_requested() != 0;
     interrupt_unlock();
-    return rc == 1 ? RB_OK : rc;
+    return rc == POINT_INTERRUPTED ? RB_OK : rc;
 }
 
 void sweep_result_free(sweep_result *res)

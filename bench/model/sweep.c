@@ -218,6 +218,32 @@ const roof_level *sweep_level(const roof_team *t, const char *name)
     return NULL;
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The side in multiples of unit (at least one) nearest sqrt(bytes / el),
+ * or, with end > 0 (a cache), the largest such multiple whose square of
+ * el-byte elements is no more than end when the nearest is more; with end
+ * 0 (DRAM), the smallest whose square holds bytes. */
+static uint64_t side_in(double bytes, unsigned el, uint64_t unit, double end)
+{
+    uint64_t s = (uint64_t)(sqrt(bytes / el) / (double)unit + 0.5) * unit;
+    if (s < unit)
+        s = unit;
+    while (end <= 0.0 && (double)s * (double)s * el < bytes)
+        s += unit;
+    while (end > 0.0 && s > unit && (double)s * (double)s * el > end)
+        s -= unit;
+    return s;
+}
+
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        uint64_t *side, char *why, size_t whylen)
 {
@@ -235,16 +261,19 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     const int dram = strcmp(name, "DRAM") == 0;
     const double bytes = dram ? lv->starts_bytes
                               : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
-    /* whole 256-byte column strips for every member of the team, so that
+    /* Whole 256-byte column strips for every member of the team, so that
      * a team splits the columns evenly (matmul_blocked's skinny path
-     * shares them out in strips of 256 bytes: at 576 f32 columns on two
-     * threads, 4 and 5 strips, and the team 0.9 times as fast as even
-     * shares allow), and at least 64 elements */
-    const uint64_t strips = 256u * (uint64_t)(t->threads > 0 ? t->threads : 1) / el,
-                   unit = strips > 64 ? strips : 64;
-    uint64_t s = (uint64_t)(sqrt(bytes / el) / (double)unit + 0.5) * unit;
-    while (dram && (double)s * (double)s * el < bytes)
-        s += unit;
-    *side = s < unit ? unit : s;
+     * shares them out in strips of 256 bytes with AVX-512, 64 with AVX2:
+     * at 576 f32 columns on two threads, 4 and 5 strips of 256 bytes, the
+     * team at most 0.9 times as fast as even shares allow): a multiple of
+     * 64 elements and of 256 bytes per thread. */
+    const uint64_t threads = t->threads > 0 ? (uint64_t)t->threads : 1,
+                   strips = 256u * threads / el,
+                   unit = strips / gcd_u64(strips, 64) * 64;
+    *side = side_in(bytes, el, unit, dram ? 0.0 : lv->ends_bytes);
+    /* a cache too small for one even share of every member: multiples of
+     * 64 (the team then splits it unevenly, but it stays in the level) */
+    if (!dram && (double)*side * (double)*side * el > lv->ends_bytes)
+        *side = side_in(bytes, el, 64, lv->ends_bytes);
     return 0;
 }

@@ -64,11 +64,12 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * in level `name` of the team's roofline: half the working set (all
  * threads) at which the level's plateau ends, so that A and C fit beside
  * the weights up to large B, and no less than where it starts; for DRAM
- * the plateau's start (the smallest size that is DRAM-resident). Rounded
- * to a multiple of 64 elements and of 256 bytes per thread (whole 256-byte
- * strips for every member), at least one such multiple. Returns 0, or -1
- * with why ("no L3 plateau in the
- * 2-thread roofline (it has L1, L2, DRAM)"). */
+ * the plateau's start (the smallest size that is DRAM-resident). In
+ * multiples of 64 elements and of 256 bytes per thread (whole 256-byte
+ * strips for every member), at least one, never past a cache's plateau
+ * (multiples of 64 where one even share for each is already past it).
+ * Returns 0, or -1 with why ("no L3 plateau in the 2-thread roofline (it
+ * has L1, L2, DRAM)"). */
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        uint64_t *side, char *why, size_t whylen);
 
