@@ -345,6 +345,25 @@ static void test_run_files(void)
     CHECK_INT(count_entries(runs), 2);
 }
 
+/* Starts args, sends SIGINT once its standard error holds `after`, and
+ * checks exit 130 with "interrupted" said; returns the document at json,
+ * which must say so too (NULL if there is none). */
+static json_t *interrupted(const char *const *args, const char *after,
+                           const char *json)
+{
+    const pid_t pid = start(workdir, args);
+    CHECK(wait_for("stderr", after, 60.0));
+    kill(pid, SIGINT);
+    result r;
+    finish_within(pid, 120.0, &r);
+    CHECK_INT(r.status, 130);
+    CHECK_STR_HAS(r.err, "interrupted");
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    return doc;
+}
+
 static void test_interrupt(void)
 {
     char out[600], json[700];
@@ -358,17 +377,8 @@ static void test_interrupt(void)
                           "--samples", "40",         "--min-time",
                           "0.02",      "--ceilings", ceilfile,
                           "--out",     out,          NULL};
-    const pid_t pid = start(workdir, args);
-    /* the progress line of the finished dot row, on standard error */
-    CHECK(wait_for("stderr", " dot ", 60.0));
-    kill(pid, SIGINT);
-    result r;
-    finish_within(pid, 120.0, &r);
-    CHECK_INT(r.status, 130);
-    CHECK_STR_HAS(r.err, "interrupted");
-    json_t *doc = load_json(json);
-    CHECK(doc != NULL);
-    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    /* after the progress line of the finished dot row */
+    json_t *doc = interrupted(args, " dot ", json);
     json_t *rows = json_object_get(doc, "rows");
     CHECK_INT(json_array_size(rows), 1);
     CHECK_STR_HAS(jstr(json_array_get(rows, 0), "kernel", NULL), "dot");
@@ -391,16 +401,7 @@ static void test_sweep_interrupt(void)
                           "--profile", "tpu-v5e",
                           "--ceilings", ceilfile,  "--out",     out,
                           NULL};
-    const pid_t pid = start(workdir, args);
-    CHECK(wait_for("stderr", "point 2/64", 60.0));
-    kill(pid, SIGINT);
-    result r;
-    finish_within(pid, 120.0, &r);
-    CHECK_INT(r.status, 130);
-    CHECK_STR_HAS(r.err, "interrupted");
-    json_t *doc = load_json(json);
-    CHECK(doc != NULL);
-    CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+    json_t *doc = interrupted(args, "point 2/64", json);
     const size_t n = json_array_size(json_object_get(doc, "points"));
     CHECK(n >= 2 && n < 64);
     json_decref(doc);
