@@ -749,6 +749,48 @@ static void test_disturbed_roof(void)
     json_decref(doc);
 }
 
+/* Curves recorded on this Xeon (2026-12-03, the main job's ceilings) whose
+ * 2-thread read envelope is jagged enough that the segmentation's penalty
+ * let its L1 segment take in the first point of the L1-L2 transition and
+ * its DRAM segment the last two of the L3 one: both failed the flatness
+ * test whole, the roof came out as "L1-L2" and L3 with no DRAM, and the
+ * main job's sweep and model steps failed. Trimmed, the four levels. */
+static void test_nodram_roof(void)
+{
+    json_t *doc = fixture("ceilings-xeon-emr-nodram-2t.json");
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    ceil_curve curves[BW_NKERNELS];
+    const int n = curves_of(doc, 2, curves, BW_NKERNELS);
+    CHECK_INT(n, 7);
+    /* the team's caches as hwloc gave them, and the DRAM threshold of an
+     * implausible L3 (believed 64 MiB a core) */
+    const double cache[3] = {96 * KIB, 4 * MIB, 260 * MIB};
+    ceil_roof read;
+    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
+                        fmax(1024 * MIB, 4.0 * 128 * MIB), 3, cache, &read);
+    static const char *const want[] = {"L1", "L2", "L3", "DRAM"};
+    CHECK_INT(read.nlevels, 4);
+    for (size_t l = 0; l < read.nlevels && l < 4; l++) {
+        if (strcmp(read.levels[l].name, want[l]) != 0)
+            fprintf(stderr, "  level %zu named %s, want %s\n", l,
+                    read.levels[l].name, want[l]);
+        CHECK(strcmp(read.levels[l].name, want[l]) == 0);
+    }
+    if (read.nlevels == 4) {
+        /* DRAM to 1 GiB, from past the 135 MiB point (41 GB/s, the
+         * transition's, trimmed), at 29 to 32 GB/s */
+        CHECK(read.levels[3].first_bytes > 200 * MIB &&
+              read.levels[3].last_bytes == 1024 * MIB);
+        CHECK(read.levels[3].gbs > 28.0 && read.levels[3].gbs < 33.0);
+        CHECK(read.levels[0].last_bytes < 96 * KIB);
+    }
+    for (int i = 0; i < n; i++)
+        free(curves[i].points);
+    json_decref(doc);
+}
+
 /* The roofline of a recorded v2 ceilings.json (this Xeon, read, read2 and
  * read4 swept), and the bound of default run points on it. */
 static void test_golden_roofline(void)
@@ -934,6 +976,7 @@ int main(void)
     test_flag_row();
     test_golden_roofs();
     test_disturbed_roof();
+    test_nodram_roof();
     test_golden_roofline();
     return check_status("test_roofline");
 }

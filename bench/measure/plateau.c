@@ -83,19 +83,41 @@ static size_t segment(const double *y, size_t n, double penalty, plateau *seg)
     return nseg;
 }
 
-/* Levels are the segments of at least 3 points that span at least a
- * factor 2 of working set and are flat: a stretch whose second half
- * differs from its first by more than 20% is a transition, however the
- * segmentation cut it. Keeps them in seg; returns how many. */
+/* Whether seg is long enough to be a level: at least 3 points spanning
+ * at least a factor 2 of working set. */
+static int long_enough(const double *bytes, const plateau *seg)
+{
+    return seg->last >= seg->first + 2 &&
+           bytes[seg->last] >= 2.0 * bytes[seg->first];
+}
+
+/* Levels are the segments that are long enough and flat: a stretch whose
+ * second half differs from its first by more than 20% is a transition,
+ * however the segmentation cut it. Where the noise of a curve (an
+ * envelope of several kernels' best samples on a shared host) makes the
+ * segments' penalty large, a segment can take in the first point of the
+ * transition at either end; such a segment loses its end point farther
+ * from its median, one at a time, while it is long enough, until it is
+ * flat (recorded: a 2-thread read envelope whose DRAM segment began with
+ * two points of the L3 transition, 41 and 37 GB/s before 32 to 29, and
+ * was dropped, so that the roof had no DRAM level). Keeps the levels in
+ * seg; returns how many. */
 static size_t keep_flat(const double *bytes, const double *gbs, plateau *seg,
                         size_t nseg)
 {
     size_t ns = 0;
-    for (size_t k = 0; k < nseg; k++)
-        if (seg[k].last - seg[k].first + 1 >= 3 &&
-            bytes[seg[k].last] >= 2.0 * bytes[seg[k].first] &&
-            trend(gbs, seg[k].first, seg[k].last) <= 1.2)
-            seg[ns++] = seg[k];
+    for (size_t k = 0; k < nseg; k++) {
+        plateau s = seg[k];
+        while (long_enough(bytes, &s) && trend(gbs, s.first, s.last) > 1.2) {
+            const double m = log(seg_median(gbs, s.first, s.last));
+            if (fabs(log(gbs[s.first]) - m) > fabs(log(gbs[s.last]) - m))
+                s.first++;
+            else
+                s.last--;
+        }
+        if (long_enough(bytes, &s))
+            seg[ns++] = s;
+    }
     return ns;
 }
 
