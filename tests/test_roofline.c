@@ -541,6 +541,19 @@ static int curves_of(const json_t *doc, int threads, ceil_curve *curves,
     return n;
 }
 
+/* The curves of one team in a recorded document (points allocated into
+ * curves[i].points; free them); -1 where the fixture cannot be read. */
+static int fixture_curves(const char *name, int threads, ceil_curve *curves)
+{
+    json_t *doc = fixture(name);
+    CHECK(doc != NULL);
+    if (!doc)
+        return -1;
+    const int n = curves_of(doc, threads, curves, BW_NKERNELS);
+    json_decref(doc);
+    return n;
+}
+
 static const plateau *level_named(const ceil_roof *r, const char *name,
                                   size_t *at)
 {
@@ -640,12 +653,10 @@ static void test_roof_selection(void)
  * read's 557 (the row of a kernel that stores in L1 is held to that). */
 static void test_golden_roofs(void)
 {
-    json_t *doc = fixture("ceilings-zen5-quick-1t.json");
-    CHECK(doc != NULL);
-    if (!doc)
-        return;
     ceil_curve curves[BW_NKERNELS];
-    const int n = curves_of(doc, 1, curves, BW_NKERNELS);
+    const int n = fixture_curves("ceilings-zen5-quick-1t.json", 1, curves);
+    if (n < 0)
+        return;
     CHECK_INT(n, 5);
     const double cache[3] = {48 * KIB, MIB, 32 * MIB};
     ceil_roof read, mixed;
@@ -696,7 +707,6 @@ static void test_golden_roofs(void)
         CHECK(mixed.gbs[p] >= read.gbs[p] * 0.999 || p >= read.npoints);
     for (int i = 0; i < n; i++)
         free(curves[i].points);
-    json_decref(doc);
 }
 
 /* Curves recorded on this Xeon while other work ran on the second core: the
@@ -706,12 +716,10 @@ static void test_golden_roofs(void)
  * sweep's "L2" must find the span that holds it. */
 static void test_disturbed_roof(void)
 {
-    json_t *doc = fixture("ceilings-xeon-emr-disturbed-2t.json");
-    CHECK(doc != NULL);
-    if (!doc)
-        return;
     ceil_curve curves[BW_NKERNELS];
-    const int n = curves_of(doc, 2, curves, BW_NKERNELS);
+    const int n = fixture_curves("ceilings-xeon-emr-disturbed-2t.json", 2, curves);
+    if (n < 0)
+        return;
     CHECK(n >= 3);
     const double cache[3] = {96 * KIB, 4 * MIB, 520 * MIB};
     ceil_roof read;
@@ -746,7 +754,6 @@ static void test_disturbed_roof(void)
     CHECK(sweep_level(&t, "L9") == NULL && sweep_level(&t, "DRAM") != NULL);
     for (int i = 0; i < n; i++)
         free(curves[i].points);
-    json_decref(doc);
 }
 
 /* Curves recorded on this Xeon (2026-12-03, the main job's ceilings) whose
@@ -757,12 +764,10 @@ static void test_disturbed_roof(void)
  * main job's sweep and model steps failed. Trimmed, the four levels. */
 static void test_nodram_roof(void)
 {
-    json_t *doc = fixture("ceilings-xeon-emr-nodram-2t.json");
-    CHECK(doc != NULL);
-    if (!doc)
-        return;
     ceil_curve curves[BW_NKERNELS];
-    const int n = curves_of(doc, 2, curves, BW_NKERNELS);
+    const int n = fixture_curves("ceilings-xeon-emr-nodram-2t.json", 2, curves);
+    if (n < 0)
+        return;
     CHECK_INT(n, 7);
     /* the team's caches as hwloc gave them, and the DRAM threshold of an
      * implausible L3 (believed 64 MiB a core) */
@@ -788,7 +793,6 @@ static void test_nodram_roof(void)
     }
     for (int i = 0; i < n; i++)
         free(curves[i].points);
-    json_decref(doc);
 }
 
 /* The roofline of a recorded v2 ceilings.json (this Xeon, read, read2 and

@@ -296,14 +296,24 @@ typedef struct {
  * are 0 and negative) */
 enum { POINT_INTERRUPTED = 1 };
 
-/* Grid point g (level l, dtype d, team t, B b) in round r: planned, run by
- * the harness, its rows pooled, the progress said. POINT_INTERRUPTED where
- * an interrupt stopped it, else an RB_ code. */
+/* One grid point in one round: its index g in the grid, its level l,
+ * dtype d, team t and batch b, and the round r. */
+typedef struct {
+    size_t g;
+    int l, d, t, r;
+    uint64_t b;
+} grid_at;
+
+/* Point at in its round: planned, run by the harness, its rows pooled,
+ * the progress said. POINT_INTERRUPTED where an interrupt stopped it,
+ * else an RB_ code. */
 static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
-                     const roofline *roof, sweep_result *res, int l, int d,
-                     int t, uint64_t b, int r, size_t g, sweep_pace *pace,
-                     rb_err *e)
+                     const roofline *roof, sweep_result *res, grid_at at,
+                     sweep_pace *pace, rb_err *e)
 {
+    const size_t g = at.g;
+    const int l = at.l, d = at.d, t = at.t, r = at.r;
+    const uint64_t b = at.b;
     harness_plan hp;
     const size_t n = point_plan(plan, l, d, t, b, &hp);
     interrupt_lock();
@@ -371,8 +381,10 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
                          i++, g++)
                         rc = interrupt_requested()
                                  ? POINT_INTERRUPTED
-                                 : run_point(topo, plan, roof, res, l, d, t,
-                                             plan->batch[i], r, g, &pace, e);
+                                 : run_point(topo, plan, roof, res,
+                                             (grid_at){g, l, d, t, r,
+                                                       plan->batch[i]},
+                                             &pace, e);
     }
     rb_region_park(0);
     free(pace.first);
