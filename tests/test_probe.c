@@ -289,9 +289,8 @@ static void stop_case(const char *const *args, const char *needle, double wait,
         wait_for("stderr", needle, wait);
     else
         sleep_s(wait);
-    const double t0 = now_s();
     kill(pid, sig);
-    finish_at(pid, t0, r);
+    finish_within(pid, 60.0, r); /* seconds from here, just after sig */
     printf("  %s: stopped %.2f s after %s, exit %d\n", what, r->seconds,
            sig == SIGINT ? "SIGINT" : "SIGTERM", r->status);
     CHECK_INT(r->status, sig == SIGINT ? 130 : 143);

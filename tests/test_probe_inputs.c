@@ -47,16 +47,7 @@ static void child_env(void *ctx)
  * 1000 + SIGKILL). */
 static void run_env(const char *const *args, double seconds, result *r)
 {
-    const pid_t pid = start_with(workdir, args, -1, child_env, NULL);
-    const double t0 = now_s();
-    int st;
-    for (; now_s() - t0 < seconds; sleep_s(0.02))
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            reaped(st, t0, r);
-            return;
-        }
-    kill(pid, SIGKILL);
-    finish_at(pid, t0, r);
+    finish_within(start_with(workdir, args, -1, child_env, NULL), seconds, r);
 }
 
 /* A gnuplot that stands in for the real one: script is its body. */
@@ -106,10 +97,9 @@ static void defect_chart(void)
     for (const double t0 = now_s(); !exists(marker) && now_s() - t0 < 60;)
         sleep_s(0.02);
     CHECK(exists(marker));
-    const double t0 = now_s();
     kill(pid, SIGINT);
     result r;
-    finish_at(pid, t0, &r);
+    finish_within(pid, 60.0, &r); /* seconds from here, just after SIGINT */
     printf("  stopped %.2f s after SIGINT, exit %d\n", r.seconds, r.status);
     CHECK_INT(r.status, 130);
     CHECK(r.seconds < 2.0);
