@@ -444,6 +444,19 @@ static double packed(const shape_in *x, const rb_blocking *blk)
     return pack_b + pack_a + bp + ap + c;
 }
 
+/* The blocked kernel: its skinny path up to skinny_max rows, else the
+ * packed one; -1 without the blocks that path needs. */
+static double blocked(const shape_in *x, const rb_blocking *blk)
+{
+    if (blk && blk->skinny_max > 0 && x->N <= (double)blk->skinny_max &&
+        blk->sw > 0 && blk->skb > 0)
+        return skinny(x, blk);
+    if (blk && blk->kc > 0 && blk->mr > 0 && blk->nr > 0 && blk->mc > 0 &&
+        blk->nc > 0)
+        return packed(x, blk);
+    return -1.0;
+}
+
 double rb_traffic_lines(const rb_kernel *k, rb_shape s, size_t el,
                         const rb_cache_geom *g, const rb_blocking *blk)
 {
@@ -468,16 +481,9 @@ double rb_traffic_lines(const rb_kernel *k, rb_shape s, size_t el,
     case RB_TRAFFIC_COLUMN:
         return column(&x);
     case RB_TRAFFIC_BLOCKED:
-        break;
+        return blocked(&x, blk);
     case RB_TRAFFIC_NONE:
     default:
         return -1.0;
     }
-    if (blk && blk->skinny_max > 0 && N <= (double)blk->skinny_max &&
-        blk->sw > 0 && blk->skb > 0)
-        return skinny(&x, blk);
-    if (blk && blk->kc > 0 && blk->mr > 0 && blk->nr > 0 && blk->mc > 0 &&
-        blk->nc > 0)
-        return packed(&x, blk);
-    return -1.0;
 }

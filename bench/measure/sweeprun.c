@@ -311,19 +311,16 @@ static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
                      const roofline *roof, sweep_result *res, grid_at at,
                      sweep_pace *pace, rb_err *e)
 {
-    const size_t g = at.g;
-    const int l = at.l, d = at.d, t = at.t, r = at.r;
-    const uint64_t b = at.b;
     harness_plan hp;
-    const size_t n = point_plan(plan, l, d, t, b, &hp);
+    const size_t n = point_plan(plan, at.l, at.d, at.t, at.b, &hp);
     interrupt_lock();
-    if (r == 0) {
+    if (at.r == 0) {
         res->skipped_batched += plan->nkernels - n;
-        pace->first[g] = res->npoints;
+        pace->first[at.g] = res->npoints;
     }
     interrupt_unlock();
-    point_ctx pc = {.res = res, .level = l, .b = b, .round = r,
-                    .first = pace->first[g], .count = pace->count[g]};
+    point_ctx pc = {.res = res, .level = at.l, .b = at.b, .round = at.r,
+                    .first = pace->first[at.g], .count = pace->count[at.g]};
     harness_result hr = {0};
     int rc = harness_run(topo, &hp, &hr, on_row, &pc, e);
     free(hr.rows); /* the samples now belong to res */
@@ -333,12 +330,12 @@ static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
         return rc;
     if (hr.interrupted)
         return POINT_INTERRUPTED;
-    if (r == 0)
-        pace->count[g] = res->npoints - pace->first[g];
+    if (at.r == 0)
+        pace->count[at.g] = res->npoints - pace->first[at.g];
     pace->done += point_cost(plan, roof, &hp);
     const double el = timer_now() - pace->t0;
-    say_point(res, plan, pace->first[g], pace->count[g], r, ++pace->index,
-              pace->total, el,
+    say_point(res, plan, pace->first[at.g], pace->count[at.g], at.r,
+              ++pace->index, pace->total, el,
               pace->done > 0.0 ? el * (pace->all - pace->done) / pace->done
                                : 0.0);
     return RB_OK;

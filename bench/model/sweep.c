@@ -218,16 +218,6 @@ const roof_level *sweep_level(const roof_team *t, const char *name)
     return NULL;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        const uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* The side in multiples of unit (at least one) nearest sqrt(bytes / el),
  * or, with end > 0 (a cache), the largest such multiple whose square of
  * el-byte elements is no more than end when the nearest is more; with end
@@ -268,8 +258,10 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
      * team at most 0.9 times as fast as even shares allow): a multiple of
      * 64 elements and of 256 bytes per thread. */
     const uint64_t threads = t->threads > 0 ? (uint64_t)t->threads : 1,
-                   strips = 256u * threads / el,
-                   unit = strips / gcd_u64(strips, 64) * 64;
+                   strips = 256u * threads / el;
+    uint64_t unit = 64;
+    while (unit % strips)
+        unit += 64;
     *side = side_in(bytes, el, unit, dram ? 0.0 : lv->ends_bytes);
     /* a cache too small for one even share of every member: multiples of
      * 64 (the team then splits it unevenly, but it stays in the level) */

@@ -400,6 +400,13 @@ static void header_text(FILE *f)
             "err/tol", "level", "roof", "%roof", "roof by");
 }
 
+char report_run_mark(const roof_bound *b, int *above, int *over)
+{
+    *above += b->above;
+    *over += !b->above && b->fraction > 1.0;
+    return b->above ? '!' : b->fraction > 1.0 ? '+' : ' ';
+}
+
 /* One row; the reason it has no roof goes to why (the first seen), *above
  * counts the rows above their measured roof (marked !), *over those over
  * 100% within the roof's spread (+) and *unstable those timed on a moving
@@ -433,10 +440,8 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
         row_bound(roof, r, &b, reason, sizeof(reason)) == 0) {
         fprintf(f, "%-8s %8.2f %5.1f%%%c%c %-8s\n", b.level.name,
                 b.attainable_gflops, 100.0 * b.fraction,
-                b.above ? '!' : (b.fraction > 1.0 ? '+' : ' '),
-                nmoved ? '~' : ' ', roof_bound_roof(&b));
-        *above += b.above;
-        *over += !b.above && b.fraction > 1.0;
+                report_run_mark(&b, above, over), nmoved ? '~' : ' ',
+                roof_bound_roof(&b));
     } else {
         fprintf(f, "%-8s %8s %6s %c %-8s\n", "n/a", "n/a", "n/a",
                 nmoved ? '~' : ' ', "n/a");

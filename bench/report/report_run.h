@@ -37,6 +37,11 @@ char *report_run_csv(const run_doc *doc, rb_err *e);
 /* The roofline the rows are placed on, one line per thread count. */
 void report_run_roofline_text(const roofline *roof, FILE *f);
 
+/* The mark of a %roof cell: '!' above its measured roof by more than
+ * the roof's spread, '+' over 100% within it, else ' '; *above or *over
+ * counts it. */
+char report_run_mark(const roof_bound *b, int *above, int *over);
+
 /* The notes of a %roof column's marks: `above` rows (or points: unit)
  * marked '!', above their measured roof by more than its spread, `over`
  * marked '+', over 100% within it; file is the document with both

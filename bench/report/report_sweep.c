@@ -1043,9 +1043,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
                 snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
                 /* marked as roofbench run marks its rows, in a column of
                  * its own */
-                mark = rb.above ? '!' : rb.fraction > 1.0 ? '+' : ' ';
-                *above += rb.above;
-                *over += !rb.above && rb.fraction > 1.0;
+                mark = report_run_mark(&rb, above, over);
             }
             /* 25 columns, as the headers: the number, %roof and its
              * mark, the spread */
