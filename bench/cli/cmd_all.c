@@ -218,6 +218,14 @@ static int step_argv(int s, const all_opts *o, const char *self,
         }
         if (s == STEP_CEILINGS && !o->quick)
             argv[n++] = "--quick"; /* the full sweep alone takes 6 minutes */
+        if (s == STEP_SWEEP && !o->quick) {
+            /* two rounds, each point's samples pooled over both: the main
+             * job's knees and fractions then need a slow spell of the
+             * host to last a whole round (sweep's own default is one, so
+             * that it takes about a minute and a half) */
+            argv[n++] = "--rounds";
+            argv[n++] = "2";
+        }
         argv[n++] = "--out";
         argv[n++] = outdir;
     }

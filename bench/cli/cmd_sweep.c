@@ -89,7 +89,7 @@ static const flag_spec sweep_flags[] = {
      .meta = "N",
      .type = FLAG_COUNT,
      .off = OFF(rounds),
-     .def = "2",
+     .def = "1",
      .def_quick = "1",
      .cmin = 1,
      .cmax = 100,
@@ -144,9 +144,11 @@ static const flag_table sweep_table = {
     "new run folder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
-    "Sizes take K, M, G suffixes (x1024). The default took three and a half "
-    "minutes\non two cores, its DRAM weights 142 to 215 MB, and three and a "
-    "third in\n`roofbench all` with 213 to 321 MB (--quick: seconds).\nExit "
+    "Sizes take K, M, G suffixes (x1024). The default, one round, took two "
+    "minutes on\ntwo cores: half a minute measuring the roofs (--ceilings "
+    "skips that), a minute\nand a half of points, its DRAM weights 142 to "
+    "321 MB; `roofbench all` runs two\nrounds, three minutes (--quick: "
+    "seconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
     "SIGTERM (the finished points\nare kept).",
