@@ -313,147 +313,194 @@ static void mixed_diagonals(const json_t *team, const char *dt, long long th,
     }
 }
 
+/* One panel of the host roofline: a team's roofs for one dtype, what its
+ * labels must keep clear of, and where its segments and labels go. */
+typedef struct {
+    const json_t *ceil, *team;
+    const char *dt;
+    long long th;
+    double top; /* the highest peak: where the diagonals end */
+    panel_obstacles obs;
+    double lines[32]; /* every horizontal roof of the panel */
+    size_t nl;
+    strbuf *seg;
+    csv *lab;
+} panel;
+
+/* Whether peak p of the ceilings document is one of the panel's. */
+static int panel_peak(const panel *pn, const json_t *p)
+{
+    return strcmp(str(p, "dtype"), pn->dt) == 0 &&
+           json_integer_value(json_object_get(p, "threads")) == pn->th &&
+           num(p, "gflops") > 0;
+}
+
+/* Every horizontal roof of the panel (each vector width's peak and GEMM),
+ * known before any is labelled, so that each compute label can keep clear
+ * of the others' lines. */
+static void panel_lines(panel *pn)
+{
+    size_t j;
+    json_t *p;
+    json_array_foreach(json_object_get(pn->ceil, "peak"), j, p)
+    {
+        if (panel_peak(pn, p) && pn->nl < 31)
+            pn->lines[pn->nl++] = num(p, "gflops");
+    }
+    const double gemm = num(json_object_get(pn->team, "gemm_gflops"), pn->dt);
+    if (gemm > 0)
+        pn->lines[pn->nl++] = gemm;
+}
+
+/* A horizontal roof at g, labelled, is an obstacle to the labels after
+ * it. */
+static void horizontal(panel *pn, double g)
+{
+    if (pn->obs.ny < 31)
+        pn->obs.y[pn->obs.ny++] = g;
+}
+
+/* Each vector width's peak, from the highest down: where two roofs lie
+ * close, the upper one's label takes the place above the pair and the
+ * lower one's below it. */
+static void compute_roofs(panel *pn)
+{
+    const json_t *pk[32];
+    size_t npk = 0, j;
+    json_t *p;
+    json_array_foreach(json_object_get(pn->ceil, "peak"), j, p)
+    {
+        if (panel_peak(pn, p) && npk < 32)
+            pk[npk++] = p;
+    }
+    for (size_t a = 1; a < npk; a++)
+        for (size_t b = a;
+             b > 0 && num(pk[b], "gflops") > num(pk[b - 1], "gflops"); b--) {
+            const json_t *tmp = pk[b];
+            pk[b] = pk[b - 1];
+            pk[b - 1] = tmp;
+        }
+    for (size_t k = 0; k < npk; k++) {
+        const double g = num(pk[k], "gflops");
+        const char *variant = str(pk[k], "variant");
+        segment(pn->seg, "compute", pn->dt, pn->th, variant, X_LO, g, X_HI, g);
+        char t[96];
+        snprintf(t, sizeof(t), "%.40s %.4g", variant, g);
+        double xl, yl;
+        place_compute(&pn->obs, pn->lines, pn->nl, g, strlen(t), &xl, &yl);
+        label(pn->lab, "compute", pn->dt, pn->th, xl, yl, t);
+        /* right-aligned at xl */
+        placed(&pn->obs,
+               text_box(xl / pow(10.0, (double)strlen(t) * CHAR_DX), yl,
+                        strlen(t)));
+        horizontal(pn, g);
+    }
+}
+
+/* OpenBLAS's GEMM, labelled right of every diagonal at its height (the
+ * slowest level reaches it at gemm / bw), just above or below the line,
+ * moved right past kernels and roofs it would cover. */
+static void gemm_roof(panel *pn)
+{
+    const double gemm = num(json_object_get(pn->team, "gemm_gflops"), pn->dt);
+    if (!(gemm > 0))
+        return;
+    segment(pn->seg, "gemm", pn->dt, pn->th, "OpenBLAS GEMM", X_LO, gemm, X_HI,
+            gemm);
+    char t[64];
+    snprintf(t, sizeof(t), "OpenBLAS GEMM %.4g", gemm);
+    double slow = INFINITY;
+    size_t j;
+    json_t *p;
+    json_array_foreach(roof_levels(pn->team, "read"), j, p)
+    {
+        if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
+            slow = num(p, "gbs");
+    }
+    const double x0 = isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
+    double xg, yg;
+    place_gemm(&pn->obs, x0, gemm, t, sizeof(t), &xg, &yg);
+    label(pn->lab, "gemm", pn->dt, pn->th, xg, yg, t);
+    placed(&pn->obs, text_box(xg, yg, strlen(t)));
+    horizontal(pn, gemm);
+}
+
+/* Where the label of the diagonal of bw goes, as the height of its right
+ * end (at intensity y / bw / 1.25): above the diagonal (no kernel lives
+ * above a roof), each level at its own height (a third of a decade lower
+ * than the one before), lowered past a horizontal roof it would sit on:
+ * tried at 0, lower, higher, lower still, ..., never above the peak. */
+static double memory_label_y(const panel *pn, double bw, int level,
+                             size_t len)
+{
+    const double y0 = pn->top * pow(10.0, -0.5 - 0.35 * level);
+    for (int c = 0; c < 12; c++) {
+        const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
+        const double y = y0 * pow(10.0, -0.08 * step);
+        if (y > pn->top / 1.3)
+            continue;
+        if (!covers(&pn->obs,
+                    text_box(y / bw / 1.25 / pow(10.0, (double)len * CHAR_DX),
+                             y, len)))
+            return y;
+    }
+    return y0;
+}
+
+/* Each level's diagonal up to the top peak, labelled. */
+static void memory_roofs(panel *pn)
+{
+    int level = 0;
+    size_t j;
+    json_t *p;
+    json_array_foreach(roof_levels(pn->team, "read"), j, p)
+    {
+        const double bw = num(p, "gbs");
+        if (!(bw > 0))
+            continue;
+        const double ridge = pn->top / bw;
+        const double x0 = fmax(X_LO, 1e-3 * ridge);
+        segment(pn->seg, "memory", pn->dt, pn->th, str(p, "name"), x0,
+                x0 * bw, ridge, pn->top);
+        char t[64];
+        snprintf(t, sizeof(t), "%.15s %.4g GB/s", str(p, "name"), bw);
+        const size_t len = strlen(t);
+        const double yl = memory_label_y(pn, bw, level++, len);
+        label(pn->lab, "memory", pn->dt, pn->th, yl / bw / 1.25, yl, t);
+        placed(&pn->obs,
+               text_box(yl / bw / 1.25 / pow(10.0, (double)len * CHAR_DX), yl,
+                        len));
+    }
+}
+
 /* The roofs of each team of the ceilings document, each labelled where it
  * covers neither a kernel of the results nor another roof. */
 static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
                   strbuf *seg, csv *lab)
 {
-    size_t i, j;
-    json_t *team, *p;
+    static const char *const dts[2] = {"f32", "f64"};
+    size_t i;
+    json_t *team;
     json_array_foreach(json_object_get(ceil, "roofline"), i, team)
     {
-        const long long th =
-            json_integer_value(json_object_get(team, "threads"));
-        const json_t *peaks = json_object_get(team, "peak_gflops");
-        const char *dts[2] = {"f32", "f64"};
         for (int d = 0; d < 2; d++) {
-            const double top = num(peaks, dts[d]);
-            if (!(top > 0))
+            panel pn = {
+                .ceil = ceil,
+                .team = team,
+                .dt = dts[d],
+                .th = json_integer_value(json_object_get(team, "threads")),
+                .top = num(json_object_get(team, "peak_gflops"), dts[d]),
+                .seg = seg,
+                .lab = lab};
+            if (!(pn.top > 0))
                 continue;
-            panel_obstacles obs = {.ny = 0};
-            panel_points(res, dts[d], th, &obs);
-            panel_levels(orders, dts[d], th, &obs);
-            /* every horizontal roof of the panel first (each vector width's
-             * peak and GEMM), so that each compute label can keep clear
-             * of the others' lines */
-            double lines[32];
-            size_t nl = 0;
-            json_array_foreach(json_object_get(ceil, "peak"), j, p)
-            {
-                if (strcmp(str(p, "dtype"), dts[d]) == 0 &&
-                    json_integer_value(json_object_get(p, "threads")) == th &&
-                    num(p, "gflops") > 0 && nl < 31)
-                    lines[nl++] = num(p, "gflops");
-            }
-            const double gemm0 =
-                num(json_object_get(team, "gemm_gflops"), dts[d]);
-            if (gemm0 > 0)
-                lines[nl++] = gemm0;
-            /* each vector width's peak of this team, from the highest
-             * down: where two roofs lie close, the upper one's label takes
-             * the place above the pair and the lower one's below it */
-            const json_t *pk[32];
-            size_t npk = 0;
-            json_array_foreach(json_object_get(ceil, "peak"), j, p)
-            {
-                if (strcmp(str(p, "dtype"), dts[d]) == 0 &&
-                    json_integer_value(json_object_get(p, "threads")) == th &&
-                    num(p, "gflops") > 0 && npk < 32)
-                    pk[npk++] = p;
-            }
-            for (size_t a = 1; a < npk; a++)
-                for (size_t b = a;
-                     b > 0 && num(pk[b], "gflops") > num(pk[b - 1], "gflops");
-                     b--) {
-                    const json_t *tmp = pk[b];
-                    pk[b] = pk[b - 1];
-                    pk[b - 1] = tmp;
-                }
-            for (size_t k = 0; k < npk; k++) {
-                p = (json_t *)pk[k];
-                const double g = num(p, "gflops");
-                segment(seg, "compute", dts[d], th, str(p, "variant"), X_LO, g,
-                        X_HI, g);
-                char t[96];
-                snprintf(t, sizeof(t), "%.40s %.4g", str(p, "variant"), g);
-                double xl, yl;
-                place_compute(&obs, lines, nl, g, strlen(t), &xl, &yl);
-                label(lab, "compute", dts[d], th, xl, yl, t);
-                /* right-aligned at xl */
-                placed(&obs,
-                       text_box(xl / pow(10.0, (double)strlen(t) * CHAR_DX), yl,
-                                strlen(t)));
-                if (obs.ny < 31)
-                    obs.y[obs.ny++] = g;
-            }
-            const double gemm =
-                num(json_object_get(team, "gemm_gflops"), dts[d]);
-            if (gemm > 0) {
-                segment(seg, "gemm", dts[d], th, "OpenBLAS GEMM", X_LO, gemm,
-                        X_HI, gemm);
-                char t[64];
-                snprintf(t, sizeof(t), "OpenBLAS GEMM %.4g", gemm);
-                /* right of every diagonal at its height (the slowest
-                 * level reaches it at gemm / bw), just above or below the
-                 * line, moved right past kernels and roofs it would
-                 * cover */
-                double slow = INFINITY;
-                json_array_foreach(roof_levels(team, "read"), j, p)
-                {
-                    if (num(p, "gbs") > 0 && num(p, "gbs") < slow)
-                        slow = num(p, "gbs");
-                }
-                const double x0 =
-                    isfinite(slow) ? fmax(3.0, 2.0 * gemm / slow) : 3.0;
-                double xg, yg;
-                place_gemm(&obs, x0, gemm, t, sizeof(t), &xg, &yg);
-                const size_t len = strlen(t);
-                label(lab, "gemm", dts[d], th, xg, yg, t);
-                placed(&obs, text_box(xg, yg, len));
-                if (obs.ny < 31)
-                    obs.y[obs.ny++] = gemm;
-            }
-            /* each level's diagonal up to the top peak */
-            int level = 0;
-            json_array_foreach(roof_levels(team, "read"), j, p)
-            {
-                const double bw = num(p, "gbs");
-                if (!(bw > 0))
-                    continue;
-                const double ridge = top / bw;
-                const double x0 = fmax(X_LO, 1e-3 * ridge);
-                segment(seg, "memory", dts[d], th, str(p, "name"), x0, x0 * bw,
-                        ridge, top);
-                char t[64];
-                snprintf(t, sizeof(t), "%.15s %.4g GB/s", str(p, "name"), bw);
-                /* above its diagonal (no kernel lives above a roof),
-                 * ending at it, each level at its own height (a third of a
-                 * decade lower than the one before), lowered past a
-                 * horizontal roof it would sit on */
-                const size_t len = strlen(t);
-                const double y0 = top * pow(10.0, -0.5 - 0.35 * level++);
-                double yl = y0;
-                for (int c = 0; c < 12; c++) {
-                    /* 0, lower, higher, lower still, ... never above the
-                     * peak */
-                    const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
-                    const double y = y0 * pow(10.0, -0.08 * step);
-                    if (y > top / 1.3)
-                        continue;
-                    if (!covers(&obs,
-                                text_box(y / bw / 1.25 /
-                                             pow(10.0, (double)len * CHAR_DX),
-                                         y, len))) {
-                        yl = y;
-                        break;
-                    }
-                }
-                label(lab, "memory", dts[d], th, yl / bw / 1.25, yl, t);
-                placed(&obs, text_box(yl / bw / 1.25 /
-                                          pow(10.0, (double)len * CHAR_DX),
-                                      yl, len));
-            }
-            mixed_diagonals(team, dts[d], th, top, seg);
+            panel_points(res, pn.dt, pn.th, &pn.obs);
+            panel_levels(orders, pn.dt, pn.th, &pn.obs);
+            panel_lines(&pn);
+            compute_roofs(&pn);
+            gemm_roof(&pn);
+            memory_roofs(&pn);
+            mixed_diagonals(team, pn.dt, pn.th, pn.top, seg);
         }
     }
 }
