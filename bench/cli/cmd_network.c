@@ -145,17 +145,18 @@ static int rank_args(const flag_seen *seen, const char **argv, int *n,
     return 0;
 }
 
-static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
+enum { MAXARGS = 160 };
+
+/* mpirun's command line for this command: -n, the hostfile, the ranks
+ * left to pin themselves, shared memory that copies through its buffers
+ * where one process may not read another's (cma 0), then the program and
+ * the command's own arguments less mpirun's. Returns argc, or -1. */
+static int mpirun_argv(const network_opts *o, const flag_seen *seen,
+                       const char *mpirun, const char *prog, int cma,
+                       char *ranks, size_t rlen, const char **argv)
 {
-    char mpirun[PATH_MAX], prog[PATH_MAX];
-    if (netflags_find_mpirun(mpirun, sizeof(mpirun), e) ||
-        netflags_mpi_program(prog, sizeof(prog), e))
-        return 2;
-    enum { MAXARGS = 160 };
-    const char *argv[MAXARGS];
     int n = 0;
-    char ranks[32];
-    snprintf(ranks, sizeof(ranks), "%llu", (unsigned long long)o->ranks);
+    snprintf(ranks, rlen, "%llu", (unsigned long long)o->ranks);
     argv[n++] = mpirun;
     argv[n++] = "-n";
     argv[n++] = ranks;
@@ -168,7 +169,6 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     /* the ranks pin themselves with hwloc, one per core */
     argv[n++] = "--bind-to";
     argv[n++] = "none";
-    const int cma = single_copy_works();
     if (!cma) {
         argv[n++] = "--mca";
         argv[n++] = "btl_vader_single_copy_mechanism";
@@ -176,11 +176,18 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     }
     argv[n++] = prog;
     argv[n++] = "network";
-    /* the command's own arguments, less those that were mpirun's */
     if (rank_args(seen, argv, &n, MAXARGS - 1))
-        return rb_fail(e, RB_EINPUT, "too many arguments"), 2;
+        return -1;
     argv[n] = NULL;
-    /* OpenMPI refuses root unless told twice, in its environment */
+    return n;
+}
+
+/* Says the line it runs on stderr, as a shell would take it, and hands it
+ * to the ranks (they record it in their document; rank 0 exits with its
+ * statuses 1 and 2 moved out of mpirun's way). OpenMPI refuses root
+ * unless told twice, in its environment. */
+static void announce(const char *const *argv, int n, int cma)
+{
     const int root = geteuid() == 0;
     if (root) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
@@ -203,15 +210,19 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
                 : "one process may not read another's memory here (a "
                   "container?): shared memory copies through its buffers",
             shown);
-    /* the ranks record the line in their document, and rank 0 exits
-     * with its statuses 1 and 2 moved out of mpirun's way */
     setenv("ROOFBENCH_MPIRUN_LINE", text ? text : "", 1);
     setenv("ROOFBENCH_NETWORK_STATUS", "launched", 1);
     free(text);
     fflush(NULL);
-    /* mpirun in its own process group, so that a Ctrl-C on the terminal
-     * reaches this process alone (and goes on as above), and reading
-     * nothing: a background group must not read the terminal */
+}
+
+/* Starts mpirun in its own process group, so that a Ctrl-C on the
+ * terminal reaches this process alone (note_signal takes it), reading
+ * nothing: a background group must not read the terminal. 0, or an
+ * errno. */
+static int spawn_mpirun(const char *mpirun, const char *const *argv,
+                        pid_t *pid)
+{
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_init(&attr);
@@ -224,28 +235,30 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    pid_t pid;
     const int err =
-        posix_spawn(&pid, mpirun, &fa, &attr, (char **)argv, environ);
+        posix_spawn(pid, mpirun, &fa, &attr, (char **)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    if (err)
-        return rb_fail(e, RB_EINPUT, "cannot start %s: %s", mpirun,
-                       strerror(err)),
-               2;
-    int status = 0, forwarded = 0;
+    return err;
+}
+
+/* Waits for mpirun, passing a first signal on as a request to stop
+ * (SIGUSR1 for SIGINT, SIGUSR2 for the others, again every half second)
+ * and a second one as itself, so that the job ends at once. 0, or -1
+ * with errno. */
+static int wait_forwarding(pid_t pid, int *status)
+{
+    int forwarded = 0;
     double last = 0;
     for (;;) {
-        const pid_t w = waitpid(pid, &status, WNOHANG);
+        const pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid)
-            break;
+            return 0;
         if (w < 0 && errno != EINTR)
-            return rb_fail(e, RB_EINPUT, "waiting for mpirun: %s",
-                           strerror(errno)),
-                   2;
+            return -1;
         const double now = timer_now();
         if (later_signal && forwarded < 1000) {
-            kill(pid, later_signal); /* the job ends at once */
+            kill(pid, later_signal);
             forwarded = 1000;
         } else if (first_signal && forwarded < 1000 &&
                    (forwarded == 0 || now - last > 0.5)) {
@@ -256,6 +269,11 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+}
+
+/* This command's exit status from mpirun's wait status. */
+static int launched_status(int status, rb_err *e)
+{
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
     /* stopped on request: the signal's status, whatever the job's end */
     if (first_signal && (rc != 0 || WIFSIGNALED(status)))
@@ -276,6 +294,33 @@ static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
                    "mpirun failed (exit status %d): see its message above",
                    rc),
            2;
+}
+
+static int launch(const network_opts *o, const flag_seen *seen, rb_err *e)
+{
+    char mpirun[PATH_MAX], prog[PATH_MAX], ranks[32];
+    if (netflags_find_mpirun(mpirun, sizeof(mpirun), e) ||
+        netflags_mpi_program(prog, sizeof(prog), e))
+        return 2;
+    const char *argv[MAXARGS];
+    const int cma = single_copy_works();
+    const int n =
+        mpirun_argv(o, seen, mpirun, prog, cma, ranks, sizeof(ranks), argv);
+    if (n < 0)
+        return rb_fail(e, RB_EINPUT, "too many arguments"), 2;
+    announce(argv, n, cma);
+    pid_t pid;
+    const int err = spawn_mpirun(mpirun, argv, &pid);
+    if (err)
+        return rb_fail(e, RB_EINPUT, "cannot start %s: %s", mpirun,
+                       strerror(err)),
+               2;
+    int status = 0;
+    if (wait_forwarding(pid, &status))
+        return rb_fail(e, RB_EINPUT, "waiting for mpirun: %s",
+                       strerror(errno)),
+               2;
+    return launched_status(status, e);
 }
 
 /* Under mpirun: roofbench-mpi takes the whole command line at once. */
