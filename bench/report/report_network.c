@@ -152,92 +152,110 @@ static const char *cross_status(int s)
                                    : "above the largest D";
 }
 
-static char *network_json(const network_doc *d, const network_analysis *a,
-                          rb_err *e)
+/* The MPI library, the ranks and their bindings, and how they were
+ * started. */
+static json_t *mpi_json(jdoc *j, const network_doc *d)
 {
-    jdoc j = {0};
     const net_result *r = d->res;
-    json_t *root = jd_pack(
-        &j, "{s:s, s:i, s:s, s:o, s:O}", "schema", "roofbench.network",
-        "schema_version", NET_SCHEMA_VERSION, "status", d->status, "error",
-        d->error ? jd_str(d->error) : json_null(), "context", d->context);
     json_t *ranks = json_array();
     for (int i = 0; i < r->ranks && i < NET_MAX_RANKS; i++)
-        jd_push(&j, ranks, "binding", jd_str(r->binding[i]));
-    jd_set(&j, root, "mpi",
-           jd_pack(&j, "{s:o, s:i, s:i, s:i, s:o, s:o, s:o}", "library",
+        jd_push(j, ranks, "binding", jd_str(r->binding[i]));
+    return jd_pack(j, "{s:o, s:i, s:i, s:i, s:o, s:o, s:o}", "library",
                    jd_str(r->mpi_version), "ranks", r->ranks, "hosts", r->hosts,
                    "peer", r->peer, "label", jd_str(r->label), "launched_by",
                    d->launch ? jd_str(d->launch) : json_null(), "binding",
-                   ranks));
-    jd_set(&j, root, "link",
-           link_json(&j, "mpi", r->label, a->has_link, &a->link, a->link_why,
-                     "least squares on the relative error of the all-reduce's "
-                     "median times, bytes counted as a ring sends them "
-                     "(2(N-1)/N x the buffer), every dtype: W is the bus "
-                     "bandwidth, what a sharded contraction's all-reduce "
-                     "meets"));
-    jd_set(&j, root, "link_p2p",
-           link_json(&j, "mpi-p2p", r->label, a->has_p2p, &a->p2p, a->p2p_why,
-                     "least squares on the relative error of the ping-pong's "
-                     "median one-way times"));
-    json_t *lat = json_array(), *bw = json_array();
+                   ranks);
+}
+
+/* The ping-pong's one-way times, each with its residual from the fitted
+ * point-to-point link. */
+static json_t *latency_json(jdoc *j, const net_result *r,
+                            const network_analysis *a)
+{
+    json_t *lat = json_array();
     for (size_t i = 0; i < r->nlatency; i++)
-        jd_push(&j, lat, "latency",
-                jd_pack(&j, "{s:I, s:o, s:o}", "bytes",
+        jd_push(j, lat, "latency",
+                jd_pack(j, "{s:I, s:o, s:o}", "bytes",
                         (json_int_t)r->latency[i].bytes, "one_way",
-                        timing_json(&j, &r->latency[i].t), "fit_residual",
+                        timing_json(j, &r->latency[i].t), "fit_residual",
                         a->has_p2p ? jd_num(a->residual[i]) : json_null()));
+    return lat;
+}
+
+/* The windowed bandwidth: each size's time per window and its rates. */
+static json_t *bandwidth_json(jdoc *j, const net_result *r)
+{
+    json_t *bw = json_array();
     for (size_t i = 0; i < r->nbandwidth; i++) {
         const net_point *p = &r->bandwidth[i];
         const double moved = (double)p->bytes * p->window;
-        jd_push(&j, bw, "bandwidth",
-                jd_pack(&j, "{s:I, s:i, s:o, s:o, s:o}", "bytes",
+        jd_push(j, bw, "bandwidth",
+                jd_pack(j, "{s:I, s:i, s:o, s:o, s:o}", "bytes",
                         (json_int_t)p->bytes, "window", p->window, "per_window",
-                        timing_json(&j, &p->t), "gbs_best",
+                        timing_json(j, &p->t), "gbs_best",
                         jd_num(moved / net_timing_min(&p->t) / 1e9),
                         "gbs_median",
                         jd_num(moved / net_timing_median(&p->t) / 1e9)));
     }
-    jd_set(&j, root, "latency", lat);
-    jd_set(&j, root, "bandwidth", bw);
+    return bw;
+}
+
+/* MPI_Allreduce per dtype and size: its time per call, algorithm and bus
+ * bandwidth (nccl-tests' algbw and busbw), residual from the link. */
+static json_t *allreduce_json(jdoc *j, const net_result *r,
+                              const network_analysis *a)
+{
     json_t *ar = json_array();
     for (int dt = 0; dt < RB_NDTYPES; dt++)
         for (size_t i = 0; i < r->nallreduce[dt]; i++) {
             const net_point *p = &r->allreduce[dt][i];
             const double algbw =
                 (double)p->bytes / net_timing_median(&p->t) / 1e9;
-            jd_push(&j, ar, "allreduce",
-                    jd_pack(&j, "{s:s, s:I, s:o, s:o, s:o, s:o}", "dtype",
+            jd_push(j, ar, "allreduce",
+                    jd_pack(j, "{s:s, s:I, s:o, s:o, s:o, s:o}", "dtype",
                             rb_dtype_name((rb_dtype)dt), "bytes",
                             (json_int_t)p->bytes, "per_call",
-                            timing_json(&j, &p->t), "algbw_gbs", jd_num(algbw),
+                            timing_json(j, &p->t), "algbw_gbs", jd_num(algbw),
                             "busbw_gbs",
                             jd_num(algbw * 2.0 * (r->ranks - 1) / r->ranks),
                             "fit_residual", jd_num(a->ar_residual[dt][i])));
         }
-    jd_set(&j, root, "allreduce", ar);
-    json_t *pts = json_array(), *cross = json_array();
+    return ar;
+}
+
+/* The sharded contraction's points: each D's steps timed and verified. */
+static json_t *shard_points_json(jdoc *j, const network_doc *d)
+{
+    const net_result *r = d->res;
+    json_t *pts = json_array();
     for (size_t i = 0; i < r->nshard; i++) {
         const net_shard_point *s = &r->shard[i];
-        jd_push(&j, pts, "shard.points",
-                jd_pack(&j,
+        jd_push(j, pts, "shard.points",
+                jd_pack(j,
                         "{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o, "
                         "s:o}",
                         "dtype", rb_dtype_name(s->dt), "b", (json_int_t)s->b,
                         "d", (json_int_t)s->d, "flops_per_rank",
                         jd_num(shard_flops(d->plan, r->ranks, s)), "compute",
-                        timing_json(&j, &s->compute), "allreduce",
-                        timing_json(&j, &s->comm), "sequential",
-                        timing_json(&j, &s->seq), "overlapped",
-                        timing_json(&j, &s->overlap), "verified", s->verified,
+                        timing_json(j, &s->compute), "allreduce",
+                        timing_json(j, &s->comm), "sequential",
+                        timing_json(j, &s->seq), "overlapped",
+                        timing_json(j, &s->overlap), "verified", s->verified,
                         "max_error", jd_num(s->max_err), "tolerance",
                         jd_num(s->tol)));
     }
+    return pts;
+}
+
+/* Each curve's crossover D: predicted from the links, measured, and with
+ * the all-reduce overlapped. */
+static json_t *crossover_json(jdoc *j, const network_analysis *a)
+{
+    json_t *cross = json_array();
     for (size_t k = 0; k < a->ncurves; k++) {
         const net_curve *c = &a->curves[k];
-        jd_push(&j, cross, "shard.crossover",
-                jd_pack(&j,
+        jd_push(j, cross, "shard.crossover",
+                jd_pack(j,
                         "{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
                         "s:s, s:o, s:s}",
                         "dtype", rb_dtype_name(c->dt), "b", (json_int_t)c->b,
@@ -251,24 +269,57 @@ static char *network_json(const network_doc *d, const network_analysis *a,
                         jd_num(c->overlap), "overlap_status",
                         cross_status(c->overlap_status)));
     }
-    jd_set(&j, root, "shard",
-           jd_pack(&j, "{s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:o, s:o}",
-                   "kernel", d->plan->kernel->name, "f", (json_int_t)d->plan->f,
-                   "chunks", d->plan->chunks, "ranks", r->ranks, "split",
-                   "D over the ranks; each computes [B,D/N] x [D/N,F], the "
-                   "partial [B,F] sums all-reduced",
-                   "predicted",
-                   "D* = (N-1) s C / W, C the compute step's FLOP/s per rank "
-                   "(the median over D of each D's rate), W the link fitted to "
-                   "the all-reduce "
-                   "(predicted_d_p2p: with the ping-pong's W instead)",
-                   "measured",
-                   "the D from which the compute step's median time stays "
-                   "above the all-reduce's (its median over every D: the "
-                   "same [B,F] at each), log-log interpolation; "
-                   "overlap_d: from which the overlapped step stays within "
-                   "10% of compute alone",
-                   "points", pts, "crossover", cross));
+    return cross;
+}
+
+static json_t *shard_json(jdoc *j, const network_doc *d,
+                          const network_analysis *a)
+{
+    return jd_pack(
+        j, "{s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:o, s:o}", "kernel",
+        d->plan->kernel->name, "f", (json_int_t)d->plan->f, "chunks",
+        d->plan->chunks, "ranks", d->res->ranks, "split",
+        "D over the ranks; each computes [B,D/N] x [D/N,F], the "
+        "partial [B,F] sums all-reduced",
+        "predicted",
+        "D* = (N-1) s C / W, C the compute step's FLOP/s per rank "
+        "(the median over D of each D's rate), W the link fitted to "
+        "the all-reduce "
+        "(predicted_d_p2p: with the ping-pong's W instead)",
+        "measured",
+        "the D from which the compute step's median time stays "
+        "above the all-reduce's (its median over every D: the "
+        "same [B,F] at each), log-log interpolation; "
+        "overlap_d: from which the overlapped step stays within "
+        "10% of compute alone",
+        "points", shard_points_json(j, d), "crossover", crossover_json(j, a));
+}
+
+static char *network_json(const network_doc *d, const network_analysis *a,
+                          rb_err *e)
+{
+    jdoc j = {0};
+    const net_result *r = d->res;
+    json_t *root = jd_pack(
+        &j, "{s:s, s:i, s:s, s:o, s:O}", "schema", "roofbench.network",
+        "schema_version", NET_SCHEMA_VERSION, "status", d->status, "error",
+        d->error ? jd_str(d->error) : json_null(), "context", d->context);
+    jd_set(&j, root, "mpi", mpi_json(&j, d));
+    jd_set(&j, root, "link",
+           link_json(&j, "mpi", r->label, a->has_link, &a->link, a->link_why,
+                     "least squares on the relative error of the all-reduce's "
+                     "median times, bytes counted as a ring sends them "
+                     "(2(N-1)/N x the buffer), every dtype: W is the bus "
+                     "bandwidth, what a sharded contraction's all-reduce "
+                     "meets"));
+    jd_set(&j, root, "link_p2p",
+           link_json(&j, "mpi-p2p", r->label, a->has_p2p, &a->p2p, a->p2p_why,
+                     "least squares on the relative error of the ping-pong's "
+                     "median one-way times"));
+    jd_set(&j, root, "latency", latency_json(&j, r, a));
+    jd_set(&j, root, "bandwidth", bandwidth_json(&j, r));
+    jd_set(&j, root, "allreduce", allreduce_json(&j, r, a));
+    jd_set(&j, root, "shard", shard_json(&j, d, a));
     return jd_text(&j, root, "network.json", 6, e);
 }
 
