@@ -286,13 +286,9 @@ static int browser_main(int argc, char **argv)
     return st;
 }
 
-int main(int argc, char **argv)
+/* Bad input to all and report: one line, exit 2, nothing written. */
+static void bad_input(void)
 {
-    if (argc > 1 && strcmp(argv[1], "--browser") == 0)
-        return browser_main(argc - 1, argv + 1);
-    const int rc = cli_setup(argc, argv, "test_all");
-    if (rc)
-        return rc;
     result r;
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         run(workdir, bad[i].args, &r);
@@ -301,12 +297,17 @@ int main(int argc, char **argv)
         CHECK_INT(count_lines(r.err), 1);
     }
     CHECK_INT(count_entries(workdir), 0);
+}
 
-    /* a small roofline of this host, then three real steps on it */
-    char ceildir[600], ceil[700], out[600];
+/* A small roofline of this host, then three real steps on it, into the
+ * job folder out; the same folder again is refused. */
+static void job(char *out, size_t len)
+{
+    result r;
+    char ceildir[600], ceil[700];
     snprintf(ceildir, sizeof(ceildir), "%s/ceil", workdir);
     snprintf(ceil, sizeof(ceil), "%s/ceilings.json", ceildir);
-    snprintf(out, sizeof(out), "%s/job", workdir);
+    snprintf(out, len, "%s/job", workdir);
     /* read only, 1 thread, to past the caches (model needs a DRAM
      * plateau) */
     const char *cargs[] = {"ceilings",  "--quick", "--kernel", "read",
@@ -359,7 +360,16 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/reference.png", out);
         CHECK(exists(path));
     }
-    /* the figures as data, ERT's way, with the theoretical beside */
+    /* the same folder again: refused, nothing replaced */
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_INT(count_lines(r.err), 1);
+}
+
+/* The figures as data, ERT's way, with the theoretical beside. */
+static void figures(const char *out)
+{
+    char path[800];
     snprintf(path, sizeof(path), "%s/roofline.json", out);
     json_t *rl = load_json(path);
     CHECK_STR_HAS(jstr(rl, "schema", NULL), "roofbench.roofline");
@@ -373,8 +383,13 @@ int main(int argc, char **argv)
     slurp(path, ridges, sizeof(ridges));
     CHECK_STR_HAS(ridges, "tpu-v5e/bf16");
     CHECK_STR_HAS(ridges, "host/");
-    /* the report: markdown and a self-contained page (no script, style or
-     * font fetched from anywhere; the charts inline; the record as JSON) */
+}
+
+/* The report: markdown and a self-contained page (no script, style or
+ * font fetched from anywhere; the charts inline; the record as JSON). */
+static void page_checks(const char *out)
+{
+    char path[800];
     snprintf(path, sizeof(path), "%s/report.md", out);
     CHECK(exists(path));
     snprintf(path, sizeof(path), "%s/report.html", out);
@@ -426,14 +441,19 @@ int main(int argc, char **argv)
     CHECK(count_lines(pts) > 20);
     /* the run step records where its folder is: its final place */
     snprintf(path, sizeof(path), "%s/run/results.json", out);
-    doc = load_json(path);
+    json_t *doc = load_json(path);
     char want[700];
     snprintf(want, sizeof(want), "%s/run", out);
     CHECK_STR_HAS(jstr(doc, "context", "run_folder"), want);
     json_decref(doc);
+}
 
-    /* the report again from the folder's files alone, into a new one:
-     * every chart the job drew, and every kernel of the run named */
+/* The report again from the folder's files alone, into a new one: every
+ * chart the job drew, and every kernel of the run named. */
+static void report_again(const char *out)
+{
+    result r;
+    char path[800];
     char rep[600];
     snprintf(rep, sizeof(rep), "%s/rep", workdir);
     const char *rargs[] = {"report", out, "--out", rep, NULL};
@@ -459,7 +479,7 @@ int main(int argc, char **argv)
     static char again[4 << 20];
     slurp(path, again, sizeof(again));
     snprintf(path, sizeof(path), "%s/run/results.json", out);
-    doc = load_json(path);
+    json_t *doc = load_json(path);
     size_t ri;
     json_t *row;
     json_array_foreach(json_object_get(doc, "rows"), ri, row)
@@ -469,9 +489,16 @@ int main(int argc, char **argv)
             CHECK_STR_HAS(again, k); /* in the roofline's legend */
     }
     json_decref(doc);
-    /* a fixed fixture: a folder of one run step (a real run's document
-     * and a real roofline, committed), rendered by report alone: every
-     * chart file of the roofline and every kernel named in the page */
+}
+
+/* A fixed fixture: a folder of one run step (a real run's document and a
+ * real roofline, committed), rendered by report alone: every chart file of
+ * the roofline and every kernel named in the page. */
+static void fixture(void)
+{
+    result r;
+    char path[800];
+    static char again[4 << 20];
     char fxrep[600];
     fixture_report(fxrep, sizeof(fxrep), &r);
     CHECK_INT(r.status, 0);
@@ -498,11 +525,15 @@ int main(int argc, char **argv)
         CHECK_STR_HAS(again, td); /* in the table of every kernel */
     }
     CHECK_STR_HAS(again, "2026-12-01T00:00:00Z");
+}
 
-    /* the hierarchical roofline and the network roof, where the folder
-     * holds an orders and a network document: a fixture of known traffic
-     * (64^3 f64: 524288 FLOPs, 98304 compulsory bytes) and a link of 4
-     * GB/s */
+/* The hierarchical roofline and the network roof, where the folder holds
+ * an orders and a network document: a fixture of known traffic (64^3 f64:
+ * 524288 FLOPs, 98304 compulsory bytes) and a link of 4 GB/s. */
+static void levels_and_network(const char *out)
+{
+    result r;
+    char path[800];
     char fx[700], rep2[600];
     snprintf(path, sizeof(path), "%s/orders", out);
     mkdir(path, 0755);
@@ -532,8 +563,13 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/roofline-labels.csv", rep2);
     slurp(path, lev, sizeof(lev));
     CHECK_STR_HAS(lev, "network 4 GB/s");
+}
 
-    /* bad folders: one line naming the file, exit 2, nothing written */
+/* Bad folders: one line naming the file, exit 2, nothing written. */
+static void bad_folders(const char *out)
+{
+    result r;
+    char path[800];
     char bad1[600], bad2[700], badout[600];
     snprintf(bad1, sizeof(bad1), "%s/badjob", workdir);
     snprintf(badout, sizeof(badout), "%s/badrep", workdir);
@@ -602,14 +638,15 @@ int main(int argc, char **argv)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "/nonexistent/job");
     CHECK(!exists(badout));
+}
 
-    /* the same folder again: refused, nothing replaced */
-    run(workdir, args, &r);
-    CHECK_INT(r.status, 2);
-    CHECK_INT(count_lines(r.err), 1);
-
-    /* a step that fails is reported and the others still run, exit 1:
-     * sweep on a roofline of one thread, when it sweeps 1 and 2 */
+/* A step that fails is reported and the others still run, exit 1: sweep
+ * on a roofline of one thread, when it sweeps 1 and 2. */
+static void failed_step(void)
+{
+    result r;
+    char path[800];
+    json_t *doc;
     char c1dir[600], c1[700], out2[600];
     snprintf(c1dir, sizeof(c1dir), "%s/ceil1", workdir);
     snprintf(c1, sizeof(c1), "%s/ceilings.json", c1dir);
@@ -634,7 +671,25 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(r.out, "sweep     failed");
     snprintf(path, sizeof(path), "%s/sweep.log", out2);
     CHECK(exists(path));
+}
 
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--browser") == 0)
+        return browser_main(argc - 1, argv + 1);
+    const int rc = cli_setup(argc, argv, "test_all");
+    if (rc)
+        return rc;
+    char out[600];
+    bad_input();
+    job(out, sizeof(out));
+    figures(out);
+    page_checks(out);
+    report_again(out);
+    fixture();
+    levels_and_network(out);
+    bad_folders(out);
+    failed_step();
     const int st = check_status("test_all");
     if (!st)
         remove_tree(workdir);
