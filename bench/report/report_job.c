@@ -266,22 +266,22 @@ static void embed(strbuf *h, const char *id, const char *text)
     sb_printf(h, "\n</script>\n");
 }
 
-int report_job_write(runfolder *f, const char *host, const char *date,
-                     const char *summary, const char *steps_json,
-                     const job_chart *charts, size_t ncharts, rb_err *e)
+/* The page's head and its first section, the summary, in both forms. */
+static void head(table *t, const char *host, const char *date,
+                 const char *summary)
 {
-    strbuf md = {0}, h = {0};
-    sb_printf(&md,
+    strbuf *md = t->md, *h = t->h;
+    sb_printf(md,
               "# roofbench: the roofline of %s\n\n%s. Every figure below "
               "was measured on this machine by `roofbench all`; each "
               "step's documents are in its subfolder.\n\n## Summary\n\n"
               "```\n%s```\n",
               host, date, summary);
-    sb_printf(&h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
-                  "charset=\"utf-8\">\n<title>roofbench: ");
-    html(&h, host);
+    sb_printf(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+                 "charset=\"utf-8\">\n<title>roofbench: ");
+    html(h, host);
     sb_printf(
-        &h,
+        h,
         "</title>\n<style>\nbody{font-family:sans-serif;max-width:"
         "1800px;margin:1em auto;padding:0 1em;color:#222}\npre{background:"
         "#f4f4f4;padding:0.8em;overflow-x:auto}\nsvg{max-width:100%%;"
@@ -290,74 +290,92 @@ int report_job_write(runfolder *f, const char *host, const char *date,
         "solid #ccc;padding:2px "
         "8px;text-align:left}\n</style>\n</head>\n<body>\n<h1>roofbench: the "
         "roofline of ");
-    html(&h, host);
-    sb_printf(&h, "</h1>\n<p>");
-    html(&h, date);
-    sb_printf(&h, ". Every figure below was measured on this machine by "
-                  "<code>roofbench all</code>; each step's documents are in "
-                  "its subfolder.</p>\n<h2>Summary</h2>\n<pre>");
-    html(&h, summary);
-    sb_printf(&h, "</pre>\n");
-    table t = {&md, &h};
+    html(h, host);
+    sb_printf(h, "</h1>\n<p>");
+    html(h, date);
+    sb_printf(h, ". Every figure below was measured on this machine by "
+                 "<code>roofbench all</code>; each step's documents are in "
+                 "its subfolder.</p>\n<h2>Summary</h2>\n<pre>");
+    html(h, summary);
+    sb_printf(h, "</pre>\n");
+}
+
+/* The machine's context block, where the folder has info.json. */
+static void machine_section(runfolder *f, table *t)
+{
     json_t *info = load_in(f, "info.json");
-    if (info) {
-        sb_printf(&md, "\n## The machine\n\n");
-        sb_printf(&h, "<h2>The machine</h2>\n<table>\n");
-        context_table(&t, info);
-        sb_printf(&h, "</table>\n");
-        json_decref(info);
-    }
+    if (!info)
+        return;
+    sb_printf(t->md, "\n## The machine\n\n");
+    sb_printf(t->h, "<h2>The machine</h2>\n<table>\n");
+    context_table(t, info);
+    sb_printf(t->h, "</table>\n");
+    json_decref(info);
+}
+
+/* Every kernel of the run step against its roof, where there is one. */
+static void kernels_section(runfolder *f, table *t)
+{
     json_t *res = load_in(f, "run/results.json");
-    if (res) {
-        sb_printf(&md, "\n## Every kernel against its roof\n\n");
-        sb_printf(&h, "<h2>Every kernel against its roof</h2>\n<table>\n");
-        rows_table(&t, res);
-        sb_printf(&h, "</table>\n");
-        sb_printf(&md, "\nGFLOP/s of the best sample; FLOP/B the analytic "
-                       "intensity; level the memory level the working set "
-                       "falls in; roof the bound min(peak, intensity x "
-                       "bandwidth) there.\n");
-        sb_printf(&h, "<p>GFLOP/s of the best sample; FLOP/B the analytic "
-                      "intensity; level the memory level the working set "
-                      "falls in; roof the bound min(peak, intensity &times; "
-                      "bandwidth) there.</p>\n");
-        json_decref(res);
+    if (!res)
+        return;
+    sb_printf(t->md, "\n## Every kernel against its roof\n\n");
+    sb_printf(t->h, "<h2>Every kernel against its roof</h2>\n<table>\n");
+    rows_table(t, res);
+    sb_printf(t->h, "</table>\n");
+    sb_printf(t->md, "\nGFLOP/s of the best sample; FLOP/B the analytic "
+                     "intensity; level the memory level the working set "
+                     "falls in; roof the bound min(peak, intensity x "
+                     "bandwidth) there.\n");
+    sb_printf(t->h, "<p>GFLOP/s of the best sample; FLOP/B the analytic "
+                    "intensity; level the memory level the working set "
+                    "falls in; roof the bound min(peak, intensity &times; "
+                    "bandwidth) there.</p>\n");
+    json_decref(res);
+}
+
+/* One chart: its title, the SVG inline (the PNG in markdown), its words,
+ * and this machine's figures for it from the summary. */
+static void chart_section(runfolder *f, table *t, const job_chart *c,
+                          const char *summary)
+{
+    strbuf *md = t->md, *h = t->h;
+    char path[4600];
+    snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, c->svg);
+    char *svg = text_read_file(path);
+    sb_printf(md, "\n## %s\n\n", c->title);
+    sb_printf(h, "<figure>\n<h2>");
+    html(h, c->title);
+    sb_printf(h, "</h2>\n");
+    if (svg) {
+        sb_printf(md, "![%s](%s)\n\n", c->title, c->png);
+        inline_svg(h, svg);
+    } else {
+        sb_printf(md, "(not drawn in this run)\n\n");
+        sb_printf(h, "<p>(not drawn in this run)</p>\n");
     }
-    for (size_t i = 0; i < ncharts; i++) {
-        const job_chart *c = &charts[i];
-        char path[4600];
-        snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, c->svg);
-        char *svg = text_read_file(path);
-        sb_printf(&md, "\n## %s\n\n", c->title);
-        sb_printf(&h, "<figure>\n<h2>");
-        html(&h, c->title);
-        sb_printf(&h, "</h2>\n");
-        if (svg) {
-            sb_printf(&md, "![%s](%s)\n\n", c->title, c->png);
-            inline_svg(&h, svg);
-        } else {
-            sb_printf(&md, "(not drawn in this run)\n\n");
-            sb_printf(&h, "<p>(not drawn in this run)</p>\n");
-        }
-        free(svg);
-        sb_printf(&md, "%s\n", c->words);
-        sb_printf(&h, "<figcaption><p>");
-        html(&h, c->words);
-        sb_printf(&h, "</p>\n");
-        strbuf fig = {0}, figh = {0};
-        figures(summary, c->prefix, md_line, &fig);
-        figures(summary, c->prefix, html_line, &figh);
-        char *ft = sb_take(&fig), *fh = sb_take(&figh);
-        if (ft && *ft)
-            sb_printf(&md, "\nOn this machine:\n\n%s", ft);
-        if (fh && *fh)
-            sb_printf(&h, "<p>On this machine:</p>\n<ul>\n%s</ul>\n", fh);
-        free(ft);
-        free(fh);
-        sb_printf(&h, "</figcaption>\n</figure>\n");
-    }
-    /* the record and the documents, as data */
-    embed(&h, "steps", steps_json ? steps_json : "{}");
+    free(svg);
+    sb_printf(md, "%s\n", c->words);
+    sb_printf(h, "<figcaption><p>");
+    html(h, c->words);
+    sb_printf(h, "</p>\n");
+    strbuf fig = {0}, figh = {0};
+    figures(summary, c->prefix, md_line, &fig);
+    figures(summary, c->prefix, html_line, &figh);
+    char *ft = sb_take(&fig), *fh = sb_take(&figh);
+    if (ft && *ft)
+        sb_printf(md, "\nOn this machine:\n\n%s", ft);
+    if (fh && *fh)
+        sb_printf(h, "<p>On this machine:</p>\n<ul>\n%s</ul>\n", fh);
+    free(ft);
+    free(fh);
+    sb_printf(h, "</figcaption>\n</figure>\n");
+}
+
+/* The record and the documents, as data in the page. */
+static void embed_documents(runfolder *f, strbuf *h, const char *steps_json)
+{
+    embed(h, "steps", steps_json ? steps_json : "{}");
     static const struct {
         const char *id, *rel;
     } docs[] = {
@@ -370,9 +388,23 @@ int report_job_write(runfolder *f, const char *host, const char *date,
         snprintf(path, sizeof(path), "%.4400s/%s", f->tmp, docs[i].rel);
         char *text = text_read_file(path);
         if (text)
-            embed(&h, docs[i].id, text);
+            embed(h, docs[i].id, text);
         free(text);
     }
+}
+
+int report_job_write(runfolder *f, const char *host, const char *date,
+                     const char *summary, const char *steps_json,
+                     const job_chart *charts, size_t ncharts, rb_err *e)
+{
+    strbuf md = {0}, h = {0};
+    table t = {&md, &h};
+    head(&t, host, date, summary);
+    machine_section(f, &t);
+    kernels_section(f, &t);
+    for (size_t i = 0; i < ncharts; i++)
+        chart_section(f, &t, &charts[i], summary);
+    embed_documents(f, &h, steps_json);
     sb_printf(&h, "</body>\n</html>\n");
     int rc = runfolder_write_text(f, "report.md", sb_take(&md), e);
     if (!rc)
