@@ -385,50 +385,93 @@ int sim_run(const char *valgrind, const char *exe, const char *kernel,
     return sim_run_job(valgrind, exe, &job, g, workdir, out, e);
 }
 
+/* The text arguments of one job's valgrind command line. */
+typedef struct {
+    char outfile[6400];
+    char a_out[6500], a_d1[80], a_ll[80], a_i1[80];
+    char shape[96], seed[32], flush[32], caches[96];
+} sim_args;
+
+/* Fills a's texts for job: cachegrind's output file, one name per job
+ * (check runs two at a time in one folder) and an absolute one (the
+ * child runs in /); the simulated caches; the child's shape, seed, flush
+ * size and configured caches. */
+static int sim_args_of(const sim_job *job, const sim_geometry *g,
+                       const char *workdir, sim_args *a, rb_err *e)
+{
+    const rb_shape s = job->s;
+    memset(a, 0, sizeof(*a));
+    if (job->caches)
+        snprintf(a->caches, sizeof(a->caches), "%zu,%zu,%zu", job->caches[0],
+                 job->caches[1], job->caches[2]);
+    char cwd[2048] = "";
+    if (workdir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+        return rb_fail(e, RB_EINPUT, "getcwd: %s", strerror(errno));
+    snprintf(a->outfile, sizeof(a->outfile),
+             "%s%s%s/cachegrind.%s%s.%s.%s.%zux%zux%zu.%d", cwd,
+             cwd[0] ? "/" : "", workdir, job->kernel,
+             job->setup_only ? "-setup" : "", rb_op_name(job->op),
+             rb_dtype_name(job->dt), s.n, s.p, s.m, (int)getpid());
+    /* valgrind expands %p and %q{VAR} in the file name; the folder's name
+     * (from --out) is only a name: every % doubled */
+    size_t o = (size_t)snprintf(a->a_out, sizeof(a->a_out),
+                                "--cachegrind-out-file=");
+    for (const char *c = a->outfile; *c && o + 3 < sizeof(a->a_out); c++) {
+        if (*c == '%')
+            a->a_out[o++] = '%';
+        a->a_out[o++] = *c;
+    }
+    a->a_out[o] = '\0';
+    char d1[64], ll[64];
+    sim_geometry_arg(&g->l1, d1, sizeof(d1));
+    sim_geometry_arg(&g->ll, ll, sizeof(ll));
+    snprintf(a->a_d1, sizeof(a->a_d1), "--D1=%s", d1);
+    snprintf(a->a_ll, sizeof(a->a_ll), "--LL=%s", ll);
+    /* an explicit I1 so that valgrind never has to guess this CPU's */
+    snprintf(a->a_i1, sizeof(a->a_i1), "--I1=%s", "32768,8,64");
+    snprintf(a->shape, sizeof(a->shape), "%zu,%zu,%zu", s.n, s.p, s.m);
+    snprintf(a->seed, sizeof(a->seed), "%llu", (unsigned long long)job->seed);
+    snprintf(a->flush, sizeof(a->flush), "%.0f", 4.0 * g->ll.size);
+    return RB_OK;
+}
+
+/* The child's line on the blocking it used: "path P mr X nr X kc X mc X
+ * nc X skinny X sw X skb X sc X openblas CORE order O l3 X". */
+static void parse_child_info(char *info, sim_counts *out)
+{
+    info[strcspn(info, "\n")] = '\0';
+    snprintf(out->path, sizeof(out->path), "%.255s", info);
+    char p[32] = "";
+    unsigned long v[9] = {0}, l3 = 0;
+    int order = RB_SKINNY_STRIPS;
+    if (sscanf(info,
+               "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
+               "skb %lu sc %lu openblas %31s order %d l3 %lu",
+               p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+               &v[8], out->openblas, &order, &l3) < 10)
+        return;
+    out->blk.skinny_order = order == RB_SKINNY_NEXT_BLOCK
+                                ? RB_SKINNY_NEXT_BLOCK
+                                : RB_SKINNY_STRIPS;
+    out->blk.l3_bytes = l3;
+    out->blk.mr = v[0];
+    out->blk.nr = v[1];
+    out->blk.kc = v[2];
+    out->blk.mc = v[3];
+    out->blk.nc = v[4];
+    out->blk.skinny_max = v[5];
+    out->blk.sw = v[6];
+    out->blk.skb = v[7];
+    out->blk.sc_bytes = v[8];
+}
+
 int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
                 const sim_geometry *g, const char *workdir, sim_counts *out,
                 rb_err *e)
 {
-    const char *const kernel = job->kernel;
-    const rb_dtype dt = job->dt;
-    const rb_shape s = job->s;
-    const uint64_t seed = job->seed;
-    char caches[96] = "";
-    if (job->caches)
-        snprintf(caches, sizeof(caches), "%zu,%zu,%zu", job->caches[0],
-                 job->caches[1], job->caches[2]);
-    char outfile[6400], d1[64], ll[64], i1[64], shape[96], seedtxt[32],
-        flush[32];
-    char a_out[6500], a_d1[80], a_ll[80], a_i1[80];
-    /* one name per job (check runs two at a time in one folder), and an
-     * absolute one: the child runs in / */
-    char cwd[2048] = "";
-    if (workdir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-        return rb_fail(e, RB_EINPUT, "getcwd: %s", strerror(errno));
-    snprintf(outfile, sizeof(outfile),
-             "%s%s%s/cachegrind.%s%s.%s.%s.%zux%zux%zu.%d", cwd,
-             cwd[0] ? "/" : "", workdir, kernel,
-             job->setup_only ? "-setup" : "", rb_op_name(job->op),
-             rb_dtype_name(dt), s.n, s.p, s.m, (int)getpid());
-    sim_geometry_arg(&g->l1, d1, sizeof(d1));
-    sim_geometry_arg(&g->ll, ll, sizeof(ll));
-    /* an explicit I1 so that valgrind never has to guess this CPU's */
-    snprintf(i1, sizeof(i1), "32768,8,64");
-    /* valgrind expands %p and %q{VAR} in the file name; the folder's name
-     * (from --out) is only a name: every % doubled */
-    size_t o = (size_t)snprintf(a_out, sizeof(a_out), "--cachegrind-out-file=");
-    for (const char *c = outfile; *c && o + 3 < sizeof(a_out); c++) {
-        if (*c == '%')
-            a_out[o++] = '%';
-        a_out[o++] = *c;
-    }
-    a_out[o] = '\0';
-    snprintf(a_d1, sizeof(a_d1), "--D1=%s", d1);
-    snprintf(a_ll, sizeof(a_ll), "--LL=%s", ll);
-    snprintf(a_i1, sizeof(a_i1), "--I1=%s", i1);
-    snprintf(shape, sizeof(shape), "%zu,%zu,%zu", s.n, s.p, s.m);
-    snprintf(seedtxt, sizeof(seedtxt), "%llu", (unsigned long long)seed);
-    snprintf(flush, sizeof(flush), "%.0f", 4.0 * g->ll.size);
+    sim_args a;
+    if (sim_args_of(job, g, workdir, &a, e))
+        return RB_EINPUT;
     /* the same environment every time: what the stack holds at start
      * (the environment's strings) moves the kernel's frames, and with
      * them a miss or two */
@@ -438,19 +481,19 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     char *const argv[] = {"valgrind",
                           "--tool=cachegrind",
                           "--cache-sim=yes",
-                          a_out,
-                          a_i1,
-                          a_d1,
-                          a_ll,
+                          a.a_out,
+                          a.a_i1,
+                          a.a_d1,
+                          a.a_ll,
                           "/dev/fd/3",
                           "_traffic-child",
-                          (char *)kernel,
-                          (char *)rb_dtype_name(dt),
-                          shape,
-                          seedtxt,
-                          flush,
+                          (char *)job->kernel,
+                          (char *)rb_dtype_name(job->dt),
+                          a.shape,
+                          a.seed,
+                          a.flush,
                           job->caches ? (char *)rb_op_name(job->op) : NULL,
-                          caches,
+                          a.caches,
                           job->caches ? (job->setup_only ? "skip" : "call")
                                       : NULL,
                           NULL};
@@ -460,44 +503,18 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
                       job->running, info, sizeof(info), &status, e))
         return RB_EMEASURE;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        unlink(outfile);
+        unlink(a.outfile);
         return rb_fail(e, RB_EMEASURE,
                        "valgrind --tool=cachegrind on %s %s failed (status "
                        "%d)",
-                       kernel, rb_dtype_name(dt),
+                       job->kernel, rb_dtype_name(job->dt),
                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
-    int rc = sim_parse_file(outfile, out, e);
-    unlink(outfile);
-    if (rc)
-        return rc;
-    info[strcspn(info, "\n")] = '\0';
-    snprintf(out->path, sizeof(out->path), "%.255s", info);
-    /* "path P mr X nr X kc X mc X nc X skinny X sw X skb X sc X openblas
-     * CORE order O l3 X" */
-    char p[32] = "";
-    unsigned long v[9] = {0}, l3 = 0;
-    int order = RB_SKINNY_STRIPS;
-    if (sscanf(info,
-               "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
-               "skb %lu sc %lu openblas %31s order %d l3 %lu",
-               p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-               &v[8], out->openblas, &order, &l3) >= 10) {
-        out->blk.skinny_order =
-            order == RB_SKINNY_NEXT_BLOCK ? RB_SKINNY_NEXT_BLOCK
-                                          : RB_SKINNY_STRIPS;
-        out->blk.l3_bytes = l3;
-        out->blk.mr = v[0];
-        out->blk.nr = v[1];
-        out->blk.kc = v[2];
-        out->blk.mc = v[3];
-        out->blk.nc = v[4];
-        out->blk.skinny_max = v[5];
-        out->blk.sw = v[6];
-        out->blk.skb = v[7];
-        out->blk.sc_bytes = v[8];
-    }
-    return RB_OK;
+    const int rc = sim_parse_file(a.outfile, out, e);
+    unlink(a.outfile);
+    if (!rc)
+        parse_child_info(info, out);
+    return rc;
 }
 
 /* ---- the child ------------------------------------------------------------ */
