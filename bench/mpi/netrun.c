@@ -68,24 +68,26 @@ int netrun_agree(int rc, rb_err *e)
 
 /* ---- placement ----------------------------------------------------------- */
 
-int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
-                 rb_err *e)
+/* Pins this rank within its host and checks that no two ranks of the
+ * host share a PU (unless oversubscribed). Each rank plans on the PUs it
+ * may use: all of them when started with --bind-to none (then local rank
+ * i takes core i), its own core when mpirun bound it (then it stays
+ * there). pus gets the binding, host the host's name. Collective over the
+ * host's ranks; this rank's status (the others' failures are agreed on
+ * after). */
+static int pin_local(hwloc_topology_t topo, int oversubscribe, char *host,
+                     char *pus, size_t puslen, rb_err *e)
 {
-    const int me = world_rank(), n = world_size();
     MPI_Comm local;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL,
-                        &local);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank(),
+                        MPI_INFO_NULL, &local);
     int lr, nlocal;
     MPI_Comm_rank(local, &lr);
     MPI_Comm_size(local, &nlocal);
     int rc = RB_OK;
     const int ncores = pin_ncores(topo);
-    char pus[128] = "", host[MPI_MAX_PROCESSOR_NAME] = "";
     int hostlen = 0;
     MPI_Get_processor_name(host, &hostlen);
-    /* Each rank plans on the PUs it may use: all of them when started
-     * with --bind-to none (then local rank i takes core i), its own core
-     * when mpirun bound it (then it stays there). */
     if (ncores < 1)
         rc = rb_fail(e, RB_EINPUT, "no usable core (hwloc)");
     else if (nlocal > ncores && ncores > 1 && !oversubscribe)
@@ -100,18 +102,17 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
         rc = pin_bind_self(topo, plan.pu[lr % ncores], e);
     pin_plan_free(&plan);
     if (!rc)
-        pin_self_string(topo, pus, sizeof(pus));
-    /* ranks of one host must not share a PU */
-    char *all = calloc((size_t)nlocal, sizeof(pus));
+        pin_self_string(topo, pus, puslen);
+    char *all = calloc((size_t)nlocal, puslen);
     if (!all)
         rc = rb_fail(e, RB_EINPUT, "out of memory");
     int worst;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, local);
     if (worst == RB_OK) {
-        MPI_Allgather(pus, (int)sizeof(pus), MPI_CHAR, all, (int)sizeof(pus),
-                      MPI_CHAR, local);
+        MPI_Allgather(pus, (int)puslen, MPI_CHAR, all, (int)puslen, MPI_CHAR,
+                      local);
         for (int i = 0; i < nlocal && !rc && !oversubscribe; i++)
-            if (i != lr && strcmp(all + (size_t)i * sizeof(pus), pus) == 0)
+            if (i != lr && strcmp(all + (size_t)i * puslen, pus) == 0)
                 rc = rb_fail(e, RB_EINPUT,
                              "local ranks %d and %d of %s are both bound to PU "
                              "%s: give each rank its own core (mpirun "
@@ -120,6 +121,58 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
     }
     free(all);
     MPI_Comm_free(&local);
+    return rc;
+}
+
+/* Rank 0's account of the n ranks from their hosts and bindings (each
+ * `stride` bytes apart): how many hosts, the partner (the first rank on
+ * another host, else rank 1), the link's label and the MPI library. */
+static void describe_ranks(net_result *r, int n, const char *hosts,
+                           const char *bind, size_t stride)
+{
+    r->ranks = n;
+    r->hosts = 0;
+    for (int i = 0; i < n; i++) {
+        const char *h = hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(h, hosts + (size_t)j * MPI_MAX_PROCESSOR_NAME) == 0;
+        r->hosts += !seen;
+        if (i < NET_MAX_RANKS)
+            snprintf(r->binding[i], sizeof(r->binding[i]), "%s",
+                     bind + (size_t)i * stride);
+    }
+    r->peer = n > 1 ? 1 : 0;
+    for (int i = 1; i < n; i++)
+        if (strcmp(hosts, hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME)) {
+            r->peer = i;
+            break;
+        }
+    int shared = 0; /* two ranks on one PU (--oversubscribe) */
+    for (int i = 0; i < n && i < NET_MAX_RANKS; i++)
+        for (int j = 0; j < i; j++)
+            shared |= strcmp(r->binding[i], r->binding[j]) == 0;
+    if (r->hosts == 1)
+        snprintf(r->label, sizeof(r->label),
+                 "intra-node shared memory (%d ranks on one host%s)", n,
+                 shared ? "; oversubscribed: ranks share cores" : "");
+    else
+        snprintf(r->label, sizeof(r->label),
+                 "interconnect (%d ranks on %d hosts%s)", n, r->hosts,
+                 shared ? "; oversubscribed: ranks share cores" : "");
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(ver, &len);
+    ver[strcspn(ver, "\n,")] = 0;
+    snprintf(r->mpi_version, sizeof(r->mpi_version), "%.150s", ver);
+}
+
+int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
+                 rb_err *e)
+{
+    const int me = world_rank(), n = world_size();
+    char pus[128] = "", host[MPI_MAX_PROCESSOR_NAME] = "";
+    int rc = pin_local(topo, oversubscribe, host, pus, sizeof(pus), e);
     rc = netrun_agree(rc, e);
     if (rc)
         return rc;
@@ -133,50 +186,14 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
     MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts,
                MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
     int peer = n > 1 ? 1 : 0;
-    if (me == 0) {
-        r->ranks = n;
-        r->hosts = 0;
-        for (int i = 0; i < n; i++) {
-            const char *h = hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen =
-                    strcmp(h, hosts + (size_t)j * MPI_MAX_PROCESSOR_NAME) == 0;
-            r->hosts += !seen;
-            if (i < NET_MAX_RANKS)
-                snprintf(r->binding[i], sizeof(r->binding[i]), "%s",
-                         bind + (size_t)i * sizeof(mine));
-        }
-        /* the partner: the first rank on another host, else rank 1 */
-        for (int i = 1; i < n; i++)
-            if (strcmp(hosts, hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME)) {
-                peer = i;
-                break;
-            }
-        r->peer = peer;
-        int shared = 0; /* two ranks on one PU (--oversubscribe) */
-        for (int i = 0; i < n && i < NET_MAX_RANKS; i++)
-            for (int j = 0; j < i; j++)
-                shared |= strcmp(r->binding[i], r->binding[j]) == 0;
-        if (r->hosts == 1)
-            snprintf(r->label, sizeof(r->label),
-                     "intra-node shared memory (%d ranks on one host%s)", n,
-                     shared ? "; oversubscribed: ranks share cores" : "");
-        else
-            snprintf(r->label, sizeof(r->label),
-                     "interconnect (%d ranks on %d hosts%s)", n, r->hosts,
-                     shared ? "; oversubscribed: ranks share cores" : "");
-        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
-        int len = 0;
-        MPI_Get_library_version(ver, &len);
-        ver[strcspn(ver, "\n,")] = 0;
-        snprintf(r->mpi_version, sizeof(r->mpi_version), "%.150s", ver);
+    if (me == 0 && bind && hosts) {
+        describe_ranks(r, n, hosts, bind, sizeof(mine));
+        peer = r->peer;
     }
     free(bind);
     free(hosts);
     MPI_Bcast(&peer, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (me != 0)
-        r->peer = peer;
+    r->peer = peer;
     r->ranks = n;
     return RB_OK;
 }
