@@ -575,19 +575,14 @@ static const cmp_row *find(const cmp_doc *d, const char *key)
     return NULL;
 }
 
-int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
-                const cmp_settings *s, cmp_result *r, rb_err *e)
+/* Pairs each row of base with its match in cur (by key) and takes their
+ * time and, where both sides have a roof, efficiency statistics; rows of
+ * base alone are listed. The geometric means' log sums go to lt, le (ne
+ * terms). -1 when out of memory. */
+static int match_rows(const cmp_doc *base, const cmp_doc *cur,
+                      const cmp_settings *s, cmp_result *r, double *lt,
+                      double *le, size_t *ne)
 {
-    memset(r, 0, sizeof(*r));
-    r->pairs = calloc(base->nrows, sizeof(*r->pairs));
-    r->only_base = calloc(base->nrows, sizeof(*r->only_base));
-    r->only_cur = calloc(cur->nrows, sizeof(*r->only_cur));
-    if (!r->pairs || !r->only_base || !r->only_cur) {
-        cmp_result_free(r);
-        return rb_fail(e, RB_EINPUT, "out of memory");
-    }
-    double lt = 0.0, le = 0.0;
-    size_t ne = 0;
     for (size_t i = 0; i < base->nrows; i++) {
         const cmp_row *b = &base->rows[i], *c = find(cur, b->key);
         if (!c) {
@@ -597,34 +592,34 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
         cmp_pair *p = &r->pairs[r->npairs++];
         p->base = b;
         p->cur = c;
-        if (stat_of(b, c, 0, s, &p->time)) {
-            cmp_result_free(r);
-            return rb_fail(e, RB_EINPUT, "out of memory");
-        }
-        lt += log(p->time.ratio);
+        if (stat_of(b, c, 0, s, &p->time))
+            return -1;
+        *lt += log(p->time.ratio);
         p->frac_base = p->frac_cur = NAN;
         if (isfinite(b->attainable) && isfinite(c->attainable)) {
-            if (stat_of(b, c, 1, s, &p->eff)) {
-                cmp_result_free(r);
-                return rb_fail(e, RB_EINPUT, "out of memory");
-            }
+            if (stat_of(b, c, 1, s, &p->eff))
+                return -1;
             p->frac_base = b->flops / stats_median(b->samples, b->nsamples) /
                            1e9 / b->attainable;
             p->frac_cur = c->flops / stats_median(c->samples, c->nsamples) /
                           1e9 / c->attainable;
-            le += log(p->eff.ratio);
-            ne++;
+            *le += log(p->eff.ratio);
+            (*ne)++;
         } else {
             p->eff.ratio = p->eff.hl_ratio = p->eff.lo = p->eff.hi = NAN;
             p->eff.p = p->eff.p_min = NAN;
         }
     }
-    /* the run-to-run spread, from every matched row's log ratio */
+    return 0;
+}
+
+/* The run-to-run spread, from every matched row's log ratio, of time and
+ * of efficiency. -1 when out of memory. */
+static int noise_spreads(cmp_result *r)
+{
     double *lr = malloc((r->npairs + 1) * sizeof(*lr));
-    if (!lr) {
-        cmp_result_free(r);
-        return rb_fail(e, RB_EINPUT, "out of memory");
-    }
+    if (!lr)
+        return -1;
     for (size_t i = 0; i < r->npairs; i++)
         lr[i] = log(r->pairs[i].time.ratio);
     r->spread_time = robust_spread(lr, r->npairs);
@@ -634,32 +629,31 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
             lr[k++] = log(r->pairs[i].eff.ratio);
     r->spread_eff = robust_spread(lr, k);
     free(lr);
-    /* at most noise_cap: when a large share of the rows changed, their
-     * spread is no longer noise, and a change beyond the cap is called
-     * whatever the others did */
-    /* with several runs a side the test itself sees the drift between
-     * runs: no floor beyond the threshold */
-    const double z = base->nruns > 1 && cur->nruns > 1 ? 0.0 : s->noise_z;
-    r->floor_time = fmax(1.0 + s->threshold,
-                         fmin(s->noise_cap, exp(z * r->spread_time)));
-    r->floor_eff = fmax(1.0 + s->threshold,
-                        fmin(s->noise_cap, exp(z * r->spread_eff)));
-    if (s->holm) {
-        cmp_stat **v = malloc((r->npairs + 1) * sizeof(*v));
-        if (!v) {
-            cmp_result_free(r);
-            return rb_fail(e, RB_EINPUT, "out of memory");
-        }
-        for (size_t i = 0; i < r->npairs; i++)
-            v[i] = &r->pairs[i].time;
-        holm_adjust(v, r->npairs);
-        size_t m = 0;
-        for (size_t i = 0; i < r->npairs; i++)
-            if (isfinite(r->pairs[i].eff.ratio))
-                v[m++] = &r->pairs[i].eff;
-        holm_adjust(v, m);
-        free(v);
-    }
+    return 0;
+}
+
+/* Holm's adjustment of the p-values, over the time statistics and over
+ * the efficiency ones. -1 when out of memory. */
+static int holm_all(cmp_result *r)
+{
+    cmp_stat **v = malloc((r->npairs + 1) * sizeof(*v));
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < r->npairs; i++)
+        v[i] = &r->pairs[i].time;
+    holm_adjust(v, r->npairs);
+    size_t m = 0;
+    for (size_t i = 0; i < r->npairs; i++)
+        if (isfinite(r->pairs[i].eff.ratio))
+            v[m++] = &r->pairs[i].eff;
+    holm_adjust(v, m);
+    free(v);
+    return 0;
+}
+
+/* Each pair's verdicts, the one that gates it, and the counts. */
+static void judge_pairs(const cmp_settings *s, cmp_result *r)
+{
     for (size_t i = 0; i < r->npairs; i++) {
         cmp_pair *p = &r->pairs[i];
         p->time.verdict = cmp_judge(&p->time, s, r->floor_time);
@@ -678,6 +672,33 @@ int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
         r->unreliable += v == CMP_UNRELIABLE;
         r->no_roof += p->eff.verdict == CMP_NO_ROOF;
     }
+}
+
+int cmp_compare(const cmp_doc *base, const cmp_doc *cur,
+                const cmp_settings *s, cmp_result *r, rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->pairs = calloc(base->nrows, sizeof(*r->pairs));
+    r->only_base = calloc(base->nrows, sizeof(*r->only_base));
+    r->only_cur = calloc(cur->nrows, sizeof(*r->only_cur));
+    double lt = 0.0, le = 0.0;
+    size_t ne = 0;
+    if (!r->pairs || !r->only_base || !r->only_cur ||
+        match_rows(base, cur, s, r, &lt, &le, &ne) || noise_spreads(r) ||
+        (s->holm && holm_all(r))) {
+        cmp_result_free(r);
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    }
+    /* at most noise_cap: when a large share of the rows changed, their
+     * spread is no longer noise, and a change beyond the cap is called
+     * whatever the others did; with several runs a side the test itself
+     * sees the drift between runs: no floor beyond the threshold */
+    const double z = base->nruns > 1 && cur->nruns > 1 ? 0.0 : s->noise_z;
+    r->floor_time = fmax(1.0 + s->threshold,
+                         fmin(s->noise_cap, exp(z * r->spread_time)));
+    r->floor_eff = fmax(1.0 + s->threshold,
+                        fmin(s->noise_cap, exp(z * r->spread_eff)));
+    judge_pairs(s, r);
     for (size_t j = 0; j < cur->nrows; j++)
         if (!find(base, cur->rows[j].key))
             r->only_cur[r->nonly_cur++] = &cur->rows[j];
