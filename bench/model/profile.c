@@ -208,91 +208,92 @@ static int link_index(reader *r, const char *section)
     return i;
 }
 
-static int handle(void *user, const char *section, const char *key,
-                  const char *value)
+/* The schema's field of KEY, KEY.source, KEY.inferred or KEY.note in
+ * section (a link's section as link.*): its index, with the key's base
+ * name in base and its suffix ("" for none); -1 once the failure is
+ * recorded. */
+static int key_field(reader *r, const char *section, int is_link,
+                     const char *key, char *base, size_t blen_max,
+                     const char **suffix)
 {
-    reader *r = user;
-    profile *p = r->p;
-    if (r->first_error)
-        return 0;
-    int is_link = strncmp(section, "link.", 5) == 0;
-    int li = -1;
-    if (is_link && (li = link_index(r, section)) < 0)
-        return 0;
-    /* KEY, KEY.source, KEY.inferred or KEY.note */
-    char base[64];
     const char *dot = strchr(key, '.');
-    const char *suffix = dot ? dot + 1 : "";
-    size_t blen = dot ? (size_t)(dot - key) : strlen(key);
-    if (blen >= sizeof(base) || (dot && *suffix == '\0'))
-        return fail_at(r, r->line, "unknown key '%s' in [%s]", key, section);
+    *suffix = dot ? dot + 1 : "";
+    const size_t blen = dot ? (size_t)(dot - key) : strlen(key);
+    if (blen >= blen_max || (dot && **suffix == '\0')) {
+        fail_at(r, r->line, "unknown key '%s' in [%s]", key, section);
+        return -1;
+    }
     memcpy(base, key, blen);
     base[blen] = '\0';
-    int f;
-    for (f = 0; f < NFIELDS; f++)
+    for (int f = 0; f < NFIELDS; f++)
         if (strcmp(fields[f].section, is_link ? "link.*" : section) == 0 &&
             strcmp(fields[f].key, base) == 0)
-            break;
-    if (f == NFIELDS)
-        return fail_at(r, r->line,
-                       "unknown key '%s' in [%s] (profiles/README.md lists "
-                       "the schema)",
-                       key, section);
-    const int slot = is_link ? li + 1 : 0;
-    if (*suffix) {
-        if (fields[f].type == F_TEXT ||
-            (strcmp(suffix, "source") && strcmp(suffix, "inferred") &&
-             strcmp(suffix, "note")))
-            return fail_at(r, r->line, "unknown key '%s' in [%s]", key,
-                           section);
-        if (strcmp(suffix, "source") == 0) {
-            if (*value == '\0')
-                return fail_at(r, r->line, "%s is empty", key);
-            r->source_seen[slot][f] = r->line;
-        } else if (strcmp(suffix, "inferred") == 0) {
-            if (strcmp(value, "yes") && strcmp(value, "no"))
-                return fail_at(r, r->line, "%s = '%s': yes or no", key,
-                               value);
-            pdtype d;
-            if (strcmp(fields[f].section, "peak") == 0 &&
-                pdtype_parse(base, &d) == 0)
-                p->inferred[d] = strcmp(value, "yes") == 0;
-        }
-        return 1;
-    }
-    if (r->seen[slot][f])
-        return fail_at(r, r->line, "'%s' in [%s] given twice (first on line "
-                                   "%d)",
-                       key, section, r->seen[slot][f]);
-    r->seen[slot][f] = r->line;
-    if (fields[f].type == F_TEXT) {
+            return f;
+    fail_at(r, r->line,
+            "unknown key '%s' in [%s] (profiles/README.md lists the schema)",
+            key, section);
+    return -1;
+}
+
+/* KEY.source (not empty; its line noted), KEY.inferred (yes or no) or
+ * KEY.note, of field f. 1, or 0 on a failure. */
+static int annotation(reader *r, int f, int slot, const char *key,
+                      const char *section, const char *base,
+                      const char *suffix, const char *value)
+{
+    if (fields[f].type == F_TEXT || (strcmp(suffix, "source") &&
+                                     strcmp(suffix, "inferred") &&
+                                     strcmp(suffix, "note")))
+        return fail_at(r, r->line, "unknown key '%s' in [%s]", key, section);
+    if (strcmp(suffix, "source") == 0) {
         if (*value == '\0')
             return fail_at(r, r->line, "%s is empty", key);
-        if (strcmp(section, "chip") == 0) {
-            if (strcmp(base, "name") == 0)
-                snprintf(p->name, sizeof(p->name), "%s", value);
-            else if (strcmp(base, "vendor") == 0)
-                snprintf(p->vendor, sizeof(p->vendor), "%s", value);
-            else if (strcmp(base, "kind") == 0) {
-                if (strcmp(value, "tpu") && strcmp(value, "gpu") &&
-                    strcmp(value, "apple") && strcmp(value, "cpu"))
-                    return fail_at(r, r->line,
-                                   "kind = '%s': tpu, gpu, apple or cpu",
-                                   value);
-                snprintf(p->kind, sizeof(p->kind), "%s", value);
-            } else if (strcmp(base, "headline") == 0) {
-                snprintf(r->headline, sizeof(r->headline), "%s", value);
-                r->headline_line = r->line;
-            }
-        } else if (is_link) {
-            snprintf(p->link[li].topology, sizeof(p->link[li].topology), "%s",
-                     value);
-        }
-        return 1;
+        r->source_seen[slot][f] = r->line;
+    } else if (strcmp(suffix, "inferred") == 0) {
+        if (strcmp(value, "yes") && strcmp(value, "no"))
+            return fail_at(r, r->line, "%s = '%s': yes or no", key, value);
+        pdtype d;
+        if (strcmp(fields[f].section, "peak") == 0 &&
+            pdtype_parse(base, &d) == 0)
+            r->p->inferred[d] = strcmp(value, "yes") == 0;
     }
-    double x = 0.0;
-    if (!parse_number(r, key, value, &fields[f], &x))
-        return 0;
+    return 1;
+}
+
+/* A text field: the chip's name, vendor, kind or headline, or link li's
+ * topology. 1, or 0 on a failure. */
+static int text_value(reader *r, const char *section, int li,
+                      const char *key, const char *base, const char *value)
+{
+    profile *p = r->p;
+    if (*value == '\0')
+        return fail_at(r, r->line, "%s is empty", key);
+    if (li >= 0) {
+        snprintf(p->link[li].topology, sizeof(p->link[li].topology), "%s",
+                 value);
+    } else if (strcmp(section, "chip") == 0) {
+        if (strcmp(base, "name") == 0)
+            snprintf(p->name, sizeof(p->name), "%s", value);
+        else if (strcmp(base, "vendor") == 0)
+            snprintf(p->vendor, sizeof(p->vendor), "%s", value);
+        else if (strcmp(base, "kind") == 0) {
+            if (strcmp(value, "tpu") && strcmp(value, "gpu") &&
+                strcmp(value, "apple") && strcmp(value, "cpu"))
+                return fail_at(r, r->line,
+                               "kind = '%s': tpu, gpu, apple or cpu", value);
+            snprintf(p->kind, sizeof(p->kind), "%s", value);
+        } else if (strcmp(base, "headline") == 0) {
+            snprintf(r->headline, sizeof(r->headline), "%s", value);
+            r->headline_line = r->line;
+        }
+    }
+    return 1;
+}
+
+/* A number field's value x, into the peak, the memory or link li. */
+static void number_value(profile *p, const char *section, int li,
+                         const char *base, double x)
+{
     if (strcmp(section, "peak") == 0) {
         pdtype d = PD_BF16;
         if (pdtype_parse(base, &d) == 0)
@@ -304,14 +305,45 @@ static int handle(void *user, const char *section, const char *key,
             p->mem_capacity = x;
         else
             p->onchip_bytes = x;
+    } else if (strcmp(base, "bandwidth") == 0) {
+        p->link[li].bandwidth = x;
+    } else if (strcmp(base, "links") == 0) {
+        p->link[li].links = x;
     } else {
-        if (strcmp(base, "bandwidth") == 0)
-            p->link[li].bandwidth = x;
-        else if (strcmp(base, "links") == 0)
-            p->link[li].links = x;
-        else
-            p->link[li].peer_links = x;
+        p->link[li].peer_links = x;
     }
+}
+
+static int handle(void *user, const char *section, const char *key,
+                  const char *value)
+{
+    reader *r = user;
+    if (r->first_error)
+        return 0;
+    const int is_link = strncmp(section, "link.", 5) == 0;
+    int li = -1;
+    if (is_link && (li = link_index(r, section)) < 0)
+        return 0;
+    char base[64];
+    const char *suffix;
+    const int f =
+        key_field(r, section, is_link, key, base, sizeof(base), &suffix);
+    if (f < 0)
+        return 0;
+    const int slot = is_link ? li + 1 : 0;
+    if (*suffix)
+        return annotation(r, f, slot, key, section, base, suffix, value);
+    if (r->seen[slot][f])
+        return fail_at(r, r->line, "'%s' in [%s] given twice (first on line "
+                                   "%d)",
+                       key, section, r->seen[slot][f]);
+    r->seen[slot][f] = r->line;
+    if (fields[f].type == F_TEXT)
+        return text_value(r, section, li, key, base, value);
+    double x = 0.0;
+    if (!parse_number(r, key, value, &fields[f], &x))
+        return 0;
+    number_value(r->p, section, li, base, x);
     return 1;
 }
 
