@@ -131,8 +131,8 @@ static void summary_rows(const char *dir, const job_step *steps, size_t nsteps,
 
 /* The headline figures, from the documents the steps left (read back:
  * what the summary says is what the folder holds). */
-void report_all_summary(const char *dir, const char *ceil,
-                        const job_step *steps, size_t nsteps, FILE *f)
+/* Each step's status, time and note. */
+static void summary_steps(const job_step *steps, size_t nsteps, FILE *f)
 {
     fprintf(f, "\nsummary\n");
     for (size_t s = 0; s < nsteps; s++) {
@@ -142,6 +142,11 @@ void report_all_summary(const char *dir, const char *ceil,
                 esc(steps[s].status), steps[s].status[0] == 'n' ? "" : t,
                 steps[s].note ? esc(steps[s].note) : "");
     }
+}
+
+/* Each team's ridge over DRAM, per dtype, from the roofline in ceil. */
+static void summary_ridges(const char *ceil, FILE *f)
+{
     roofline roof;
     json_t *doc = ceil ? json_load_file(ceil, 0, NULL) : NULL;
     rb_err e;
@@ -164,11 +169,13 @@ void report_all_summary(const char *dir, const char *ceil,
         }
     }
     json_decref(doc);
-    summary_rows(dir, steps, nsteps, f);
+}
+
+/* The four orders: the sentence orders writes, per size. */
+static void summary_orders(const json_t *ord, FILE *f)
+{
     size_t i;
     json_t *row;
-    /* the four orders: the sentence orders writes */
-    json_t *ord = load_doc(dir, steps, nsteps, "orders");
     json_array_foreach(json_object_get(ord, "sizes"), i, row)
     {
         const char *sum = json_string_value(json_object_get(row, "summary"));
@@ -178,9 +185,13 @@ void report_all_summary(const char *dir, const char *ceil,
                     (long long)json_integer_value(json_object_get(row, "n")),
                     esc(sum));
     }
-    json_decref(ord);
-    /* the sweep: the blocked kernel's 50% knee against the ridge batch */
-    json_t *sw = load_doc(dir, steps, nsteps, "sweep");
+}
+
+/* The sweep: the blocked kernel's 50% knee against the ridge batch. */
+static void summary_sweep(const json_t *sw, FILE *f)
+{
+    size_t i;
+    json_t *row;
     json_array_foreach(json_object_get(sw, "curves"), i, row)
     {
         const char *k = json_string_value(json_object_get(row, "kernel"));
@@ -200,12 +211,15 @@ void report_all_summary(const char *dir, const char *ceil,
                 esc(json_string_value(json_object_get(row, "weights"))),
                 json_number_value(kn), json_number_value(rb));
     }
-    json_decref(sw);
-    json_t *net = load_doc(dir, steps, nsteps, "network");
-    const json_t *cross =
-        json_object_get(json_object_get(net, "shard"), "crossover");
+}
+
+/* The network: each curve's crossover D, measured and predicted. */
+static void summary_network(const json_t *net, FILE *f)
+{
+    size_t i;
     json_t *c;
-    json_array_foreach(cross, i, c)
+    json_array_foreach(
+        json_object_get(json_object_get(net, "shard"), "crossover"), i, c)
     {
         const double meas = json_number_value(json_object_get(c, "measured_d"));
         const double pred =
@@ -217,9 +231,13 @@ void report_all_summary(const char *dir, const char *ceil,
                 (long long)json_integer_value(json_object_get(c, "b")), meas,
                 pred);
     }
-    json_decref(net);
-    /* the host beside the reference profiles: each one's ridge */
-    json_t *model = load_doc(dir, steps, nsteps, "model");
+}
+
+/* The host beside the reference profiles: each one's ridge. */
+static void summary_references(const json_t *model, FILE *f)
+{
+    size_t i;
+    json_t *c;
     int first = 1;
     json_array_foreach(json_object_get(model, "targets"), i, c)
     {
@@ -234,7 +252,26 @@ void report_all_summary(const char *dir, const char *ceil,
     }
     if (!first)
         fprintf(f, "\n");
-    json_decref(model);
+}
+
+void report_all_summary(const char *dir, const char *ceil,
+                        const job_step *steps, size_t nsteps, FILE *f)
+{
+    summary_steps(steps, nsteps, f);
+    summary_ridges(ceil, f);
+    summary_rows(dir, steps, nsteps, f);
+    static const struct {
+        const char *step;
+        void (*say)(const json_t *doc, FILE *f);
+    } docs[] = {{"orders", summary_orders},
+                {"sweep", summary_sweep},
+                {"network", summary_network},
+                {"model", summary_references}};
+    for (size_t k = 0; k < sizeof(docs) / sizeof(docs[0]); k++) {
+        json_t *doc = load_doc(dir, steps, nsteps, docs[k].step);
+        docs[k].say(doc, f);
+        json_decref(doc);
+    }
 }
 
 /* ---- the report ---------------------------------------------------------- */
