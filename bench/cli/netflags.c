@@ -194,16 +194,12 @@ static int grid(const char *flag, const char *s, uint64_t *out, size_t *n,
     return RB_OK;
 }
 
-int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
-                  net_plan *p, rb_err *e)
+/* The plan's lists from their flags: parts, sizes (at most 1G), dtypes,
+ * one matmul kernel, batches and D, rounded up to multiples of the ranks
+ * with duplicates dropped. */
+static int plan_lists(const network_opts *o, int ranks, net_plan *p,
+                      rb_err *e)
 {
-    memset(p, 0, sizeof(*p));
-    p->samples = (int)o->samples;
-    p->min_time = o->min_time;
-    p->seed = o->seed;
-    p->f = o->f;
-    p->chunks = (int)o->chunks;
-    p->buffer_budget = o->budget;
     int rc = parse_parts(o->parts, &p->parts, e);
     if (!rc)
         rc = grid("--sizes", o->sizes, p->sizes, &p->nsizes, NET_MAX_SIZES, e);
@@ -228,11 +224,6 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
     size_t nd = 0;
     if (!rc)
         rc = grid("--d", o->d, d, &nd, NET_MAX_D, e);
-    if (!rc && p->f % (uint64_t)p->chunks)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--chunks %llu: F (--f %llu) must be a multiple of it",
-                     (unsigned long long)p->chunks, (unsigned long long)p->f);
-    /* D rounded up to multiples of the ranks, duplicates dropped */
     for (size_t i = 0; !rc && i < nd; i++) {
         uint64_t v = d[i];
         if (ranks > 0)
@@ -240,31 +231,31 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
         if (p->nd == 0 || v > p->d[p->nd - 1])
             p->d[p->nd++] = v;
     }
-    /* the all-reduce needs sizes that hold whole elements */
-    for (int t = 0; !rc && (p->parts & NET_ALLREDUCE) && t < p->ndtypes; t++) {
+    return rc;
+}
+
+/* The all-reduce needs sizes that hold whole elements of every dtype. */
+static int allreduce_sizes(const network_opts *o, const net_plan *p,
+                           rb_err *e)
+{
+    for (int t = 0; (p->parts & NET_ALLREDUCE) && t < p->ndtypes; t++) {
         const size_t el = rb_dtype_size(p->dtypes[t]);
         size_t usable = 0;
         for (size_t i = 0; i < p->nsizes; i++)
             usable += p->sizes[i] >= el && p->sizes[i] % el == 0;
         if (!usable)
-            rc = rb_fail(e, RB_EINPUT,
-                         "--sizes '%s': no size holds whole %s elements (%zu "
-                         "bytes) for the all-reduce",
-                         o->sizes, rb_dtype_name(p->dtypes[t]), el);
+            return rb_fail(e, RB_EINPUT,
+                           "--sizes '%s': no size holds whole %s elements "
+                           "(%zu bytes) for the all-reduce",
+                           o->sizes, rb_dtype_name(p->dtypes[t]), el);
     }
-    if (rc)
-        return rc;
-    if (!flags_given(&network_table, seen, "parts") || (p->parts & NET_SHARD)) {
-        for (size_t i = 0; i < p->nbatch; i++)
-            if (p->batch[i] * p->f > INT_MAX)
-                return rb_fail(
-                    e, RB_EINPUT,
-                    "--batch %llu with --f %llu: the output has more "
-                    "than 2^31 - 1 elements (an MPI count)",
-                    (unsigned long long)p->batch[i], (unsigned long long)p->f);
-    }
-    /* the working set of every rank on this host, against the memory */
-    const int here = ranks > 0 ? ranks : 2;
+    return RB_OK;
+}
+
+/* The most one rank holds: the largest message and its receive window,
+ * or the sharded contraction's operands, here ranks sharing D. */
+static uint64_t rank_bytes(const net_plan *p, int here)
+{
     uint64_t most = 0;
     if (p->parts & (NET_LATENCY | NET_BANDWIDTH | NET_ALLREDUCE)) {
         const uint64_t s = p->sizes[p->nsizes - 1];
@@ -289,7 +280,40 @@ int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
         if ((double)most < set)
             most = (uint64_t)set;
     }
-    const uint64_t avail = host_mem_available();
+    return most;
+}
+
+int netflags_plan(const network_opts *o, const flag_seen *seen, int ranks,
+                  net_plan *p, rb_err *e)
+{
+    memset(p, 0, sizeof(*p));
+    p->samples = (int)o->samples;
+    p->min_time = o->min_time;
+    p->seed = o->seed;
+    p->f = o->f;
+    p->chunks = (int)o->chunks;
+    p->buffer_budget = o->budget;
+    int rc = plan_lists(o, ranks, p, e);
+    if (!rc && p->f % (uint64_t)p->chunks)
+        rc = rb_fail(e, RB_EINPUT,
+                     "--chunks %llu: F (--f %llu) must be a multiple of it",
+                     (unsigned long long)p->chunks, (unsigned long long)p->f);
+    if (!rc)
+        rc = allreduce_sizes(o, p, e);
+    if (rc)
+        return rc;
+    if (!flags_given(&network_table, seen, "parts") || (p->parts & NET_SHARD)) {
+        for (size_t i = 0; i < p->nbatch; i++)
+            if (p->batch[i] * p->f > INT_MAX)
+                return rb_fail(
+                    e, RB_EINPUT,
+                    "--batch %llu with --f %llu: the output has more "
+                    "than 2^31 - 1 elements (an MPI count)",
+                    (unsigned long long)p->batch[i], (unsigned long long)p->f);
+    }
+    /* the working set of every rank on this host, against the memory */
+    const int here = ranks > 0 ? ranks : 2;
+    const uint64_t most = rank_bytes(p, here), avail = host_mem_available();
     if (avail && (double)most * here > 0.5 * (double)avail)
         return rb_fail(e, RB_EINPUT,
                        "%d ranks of %.3g GB each need more than half of the "
