@@ -244,34 +244,11 @@ void check_facts_expect(check_facts *f)
     snprintf(f->openblas_core, sizeof(f->openblas_core), "%s", PIN_OPENBLAS);
 }
 
-int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
-              const char *workdir, const check_case *cases, size_t n,
-              const check_facts *f, check_counts *out, size_t *nout,
-              int *interrupted, rb_err *e)
+/* Runs the tasks on two worker threads (or this one where none starts)
+ * until they are done or an interrupt stops them; whether one did. */
+static int run_pool(const char *valgrind, const char *exe, const char *workdir,
+                    const check_facts *f, sim_task *tasks, size_t nt)
 {
-    *nout = 0;
-    *interrupted = 0;
-    progress_say("check: verifying %zu kernels natively", n);
-    int rc = verify_native(topo, cases, n, e);
-    if (rc || interrupt_requested()) {
-        *interrupted = !rc;
-        return rc;
-    }
-    /* tasks: each case, then its set-up alone (the same process, the same
-     * lookups, everything but the call), side by side so that an
-     * interrupt keeps whole cases */
-    const size_t nt = 2 * n;
-    sim_task *tasks = calloc(nt, sizeof(*tasks));
-    if (!tasks)
-        return rb_fail(e, RB_EINPUT, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        tasks[2 * i].job = (sim_job){cases[i].k->name, cases[i].k->op,
-                                     cases[i].dt,      cases[i].s,
-                                     f->seed,          f->caches,
-                                     0,                NULL};
-        tasks[2 * i + 1].job = tasks[2 * i].job;
-        tasks[2 * i + 1].job.setup_only = 1;
-    }
     sim_pool pool = {.valgrind = valgrind,
                      .exe = exe,
                      .workdir = workdir,
@@ -293,7 +270,85 @@ int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
     }
     sim_wait(&pool, th, started);
     progress_end();
-    *interrupted = pool.stop;
+    return pool.stop;
+}
+
+/* Every child must have run the pinned code path, blocks and core. */
+static int pinned_ran(const check_case *c, const sim_counts *w,
+                      const check_facts *f, rb_err *e)
+{
+    char isa[16] = "", blk[160];
+    sscanf(w->path, "path %15s", isa);
+    blocking_text(&w->blk, blk, sizeof(blk));
+    if (strcmp(isa, f->isa) == 0 &&
+        strcmp(w->openblas, f->openblas_core) == 0 &&
+        strcmp(blk, f->blocking[c->dt]) == 0)
+        return RB_OK;
+    return rb_fail(e, RB_EMEASURE,
+                   "check: the simulated %s ran code path %s, OpenBLAS core %s "
+                   "and blocks '%s', not the pinned %s, %s and '%s'",
+                   c->k->name, isa, w->openblas, blk, f->isa, f->openblas_core,
+                   f->blocking[c->dt]);
+}
+
+/* A case's counts: the call's, less its set-up's, with the estimated
+ * cycles (iai-callgrind's weights) and the FLOPs per byte missed in the
+ * simulated LL. */
+static void case_counts(const check_case *c, const sim_counts *w,
+                        const sim_counts *b, const check_facts *f,
+                        check_counts *o)
+{
+    sim_counts d;
+    sim_subtract(w, b, &d);
+    memset(o, 0, sizeof(*o));
+    o->c = *c;
+    rb_counts cnt;
+    o->flops = c->k->counts(c->s, rb_dtype_size(c->dt), &cnt) == 0
+                   ? (double)cnt.flops
+                   : 0.0;
+    o->ir = d.ir;
+    o->dr = d.dr;
+    o->dw = d.dw;
+    o->i1_misses = d.i1_misses;
+    o->il_misses = d.il_misses;
+    o->d1_misses = d.d1_misses;
+    o->ll_misses = d.ll_misses;
+    const double access = d.ir + d.dr + d.dw,
+                 l1_miss = d.i1_misses + d.d1_misses,
+                 ram = d.il_misses + d.ll_misses;
+    o->est_cycles = (access - l1_miss) + 5.0 * (l1_miss - ram) + 35.0 * ram;
+    o->ll_intensity =
+        d.ll_misses > 0.0 ? o->flops / (d.ll_misses * f->geom.ll.line) : 0.0;
+}
+
+int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
+              const char *workdir, const check_case *cases, size_t n,
+              const check_facts *f, check_counts *out, size_t *nout,
+              int *interrupted, rb_err *e)
+{
+    *nout = 0;
+    *interrupted = 0;
+    progress_say("check: verifying %zu kernels natively", n);
+    int rc = verify_native(topo, cases, n, e);
+    if (rc || interrupt_requested()) {
+        *interrupted = !rc;
+        return rc;
+    }
+    /* tasks: each case, then its set-up alone (the same process, the same
+     * lookups, everything but the call), side by side so that an
+     * interrupt keeps whole cases */
+    const size_t nt = 2 * n;
+    sim_task *tasks = calloc(nt, sizeof(*tasks));
+    if (!tasks)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        tasks[2 * i].job =
+            (sim_job){cases[i].k->name, cases[i].k->op, cases[i].dt, cases[i].s,
+                      f->seed,          f->caches,      0,           NULL};
+        tasks[2 * i + 1].job = tasks[2 * i].job;
+        tasks[2 * i + 1].job.setup_only = 1;
+    }
+    *interrupted = run_pool(valgrind, exe, workdir, f, tasks, nt);
     for (size_t i = 0; i < nt && !rc; i++)
         if (tasks[i].finished && tasks[i].rc) {
             *e = tasks[i].e;
@@ -302,47 +357,10 @@ int check_run(hwloc_topology_t topo, const char *valgrind, const char *exe,
     for (size_t i = 0; i < n && !rc; i++) {
         if (!tasks[2 * i].finished || !tasks[2 * i + 1].finished)
             continue; /* interrupted before both ran */
-        const sim_counts *w = &tasks[2 * i].counts,
-                         *b = &tasks[2 * i + 1].counts;
-        /* every child must have run the pinned code path, blocks and core */
-        char isa[16] = "", blk[160];
-        sscanf(w->path, "path %15s", isa);
-        blocking_text(&w->blk, blk, sizeof(blk));
-        if (strcmp(isa, f->isa) != 0 ||
-            strcmp(w->openblas, f->openblas_core) != 0 ||
-            strcmp(blk, f->blocking[cases[i].dt]) != 0) {
-            rc = rb_fail(e, RB_EMEASURE,
-                         "check: the simulated %s ran code path %s, OpenBLAS "
-                         "core %s and blocks '%s', not the pinned %s, %s and "
-                         "'%s'",
-                         cases[i].k->name, isa, w->openblas, blk, f->isa,
-                         f->openblas_core, f->blocking[cases[i].dt]);
-            break;
-        }
-        sim_counts d;
-        sim_subtract(w, b, &d);
-        check_counts *o = &out[(*nout)++];
-        memset(o, 0, sizeof(*o));
-        o->c = cases[i];
-        rb_counts cnt;
-        o->flops = cases[i].k->counts(cases[i].s, rb_dtype_size(cases[i].dt),
-                                      &cnt) == 0
-                       ? (double)cnt.flops
-                       : 0.0;
-        o->ir = d.ir;
-        o->dr = d.dr;
-        o->dw = d.dw;
-        o->i1_misses = d.i1_misses;
-        o->il_misses = d.il_misses;
-        o->d1_misses = d.d1_misses;
-        o->ll_misses = d.ll_misses;
-        const double access = d.ir + d.dr + d.dw,
-                     l1_miss = d.i1_misses + d.d1_misses,
-                     ram = d.il_misses + d.ll_misses;
-        o->est_cycles = (access - l1_miss) + 5.0 * (l1_miss - ram) + 35.0 * ram;
-        o->ll_intensity = d.ll_misses > 0.0
-                              ? o->flops / (d.ll_misses * f->geom.ll.line)
-                              : 0.0;
+        rc = pinned_ran(&cases[i], &tasks[2 * i].counts, f, e);
+        if (!rc)
+            case_counts(&cases[i], &tasks[2 * i].counts,
+                        &tasks[2 * i + 1].counts, f, &out[(*nout)++]);
     }
     free(tasks);
     return rc;

@@ -92,11 +92,9 @@ static json_t *counters_row_json(jdoc *d, const harness_row *r)
     return o;
 }
 
-json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
+/* The threads' bindings, one string each (';' apart in the row). */
+static json_t *binding_json(jdoc *d, const harness_row *r)
 {
-    json_t *samples = json_array();
-    for (int i = 0; i < r->nsamples; i++)
-        jd_push(d, samples, "samples_s", jd_num(r->samples[i]));
     json_t *binding = json_array();
     char buf[sizeof(r->binding)];
     strcpy(buf, r->binding);
@@ -104,48 +102,27 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
     for (char *tok = strtok_r(buf, ";", &save); tok;
          tok = strtok_r(NULL, ";", &save))
         jd_push(d, binding, "binding", json_string(tok));
-    const double tmin = r->time.min, tmed = r->time.median;
-    char why[256];
-    json_t *roof_place = roof_json(d, r, roof, why, sizeof(why));
-    json_t *row = jd_pack(
-        d,
-        "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
-        "s:b, s:o, s:I, s:o, "
-        "s:{s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o}, "
-        "s:{s:o, s:o, s:o, s:b}, s:o}",
-        "kernel", r->kernel->name, "op", rb_op_name(r->kernel->op), "form",
-        r->kernel->form, "dtype", rb_dtype_name(r->dtype), "shape", "n",
-        (json_int_t)r->shape.n, "p", (json_int_t)r->shape.p, "m",
-        (json_int_t)r->shape.m, "threads", r->threads, "library_threads",
-        r->library_threads ? json_integer(r->library_threads) : json_null(),
-        "binding", binding, "flops", (json_int_t)r->counts.flops, "bytes",
-        (json_int_t)r->counts.bytes, "output_read", r->kernel->output_read,
-        "intensity", jd_num((double)r->counts.flops / (double)r->counts.bytes),
-        "calls_per_sample", (json_int_t)r->reps, "samples_s", samples, "time_s",
-        "min", jd_num(tmin), "median", jd_num(tmed), "mean",
-        jd_num(r->time.mean), "max", jd_num(r->time.max), "cv",
-        jd_num(r->time.cv), "gflop_per_s", "best",
-        jd_num(rate(r->counts.flops, tmin, 1e9)), "median",
-        jd_num(rate(r->counts.flops, tmed, 1e9)), "gbyte_per_s", "best",
-        jd_num(rate(r->counts.bytes, tmin, 1e9)), "median",
-        jd_num(rate(r->counts.bytes, tmed, 1e9)), "verify",
-        "max_rel_err_before", jd_num(r->check_before.max_err),
-        "max_rel_err_after", jd_num(r->check_after.max_err), "tolerance",
-        jd_num(r->check_after.tol), "passed",
-        r->check_before.passed && r->check_after.passed, "roofline",
-        roof_place);
-    if (why[0])
-        jd_set(d, row, "roofline_unavailable", json_string(why));
+    return binding;
+}
+
+/* The core clock just before and after the row's samples, and whether it
+ * moved beyond its noise. */
+static json_t *clock_json(jdoc *d, const harness_row *r)
+{
     double change, noise;
     const int moved =
         drift_clock_moved(r->ghz_before, r->ghz_spread_before, r->ghz_after,
                           r->ghz_spread_after, &change, &noise);
-    jd_set(d, row, "clock_ghz",
-           jd_pack(d, "{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "before",
+    return jd_pack(d, "{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "before",
                    jd_num(r->ghz_before), "after", jd_num(r->ghz_after),
                    "spread_before", jd_num(r->ghz_spread_before),
                    "spread_after", jd_num(r->ghz_spread_after), "change",
-                   jd_num(change), "noise", jd_num(noise), "moved", moved));
+                   jd_num(change), "noise", jd_num(noise), "moved", moved);
+}
+
+/* The peak measured around the row, or why not. */
+static void peak_now(jdoc *d, json_t *row, const harness_row *r)
+{
     const rb_peak_variant *pv = ceilings_peak_now_variant();
     if (r->peak_before > 0.0 && r->peak_after > 0.0 && pv)
         jd_set(d, row, "peak_now_gflops",
@@ -155,6 +132,11 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
         jd_set(d, row, "peak_now_unavailable",
                json_string(pv ? "not measured around this row"
                               : "no peak kernel runs on this ISA"));
+}
+
+/* The read bandwidth measured around the row, or why not. */
+static void read_now(jdoc *d, json_t *row, const harness_row *r)
+{
     const rb_stream_variant *rv = ceilings_read_now_variant();
     if (r->read_before > 0.0 && r->read_after > 0.0 && rv)
         jd_set(d, row, "read_now_gbs",
@@ -169,6 +151,12 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                                ? "the largest input is smaller than a read "
                                  "block (512 bytes) per thread"
                                : "not measured around this row"));
+}
+
+/* The streaming FMA probe around the row, where the row asked for one,
+ * or why not. */
+static void fmastream_now(jdoc *d, json_t *row, const harness_row *r)
+{
     const rb_fmastream_variant *fv = ceilings_fmastream_now_variant();
     if (r->fmastream_fmas > 0 && r->fmastream_before > 0.0 &&
         r->fmastream_after > 0.0 && fv)
@@ -187,6 +175,50 @@ json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
                                ? "the largest input is smaller than a "
                                  "block of the streaming kernel per thread"
                                : "not measured around this row"));
+}
+
+json_t *report_run_row_json(jdoc *d, const harness_row *r, const roofline *roof)
+{
+    json_t *samples = json_array();
+    for (int i = 0; i < r->nsamples; i++)
+        jd_push(d, samples, "samples_s", jd_num(r->samples[i]));
+    const double tmin = r->time.min, tmed = r->time.median;
+    char why[256];
+    json_t *roof_place = roof_json(d, r, roof, why, sizeof(why));
+    json_t *row = jd_pack(
+        d,
+        "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I}, s:i, s:o, s:o, s:I, s:I, "
+        "s:b, s:o, s:I, s:o, "
+        "s:{s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o}, "
+        "s:{s:o, s:o, s:o, s:b}, s:o}",
+        "kernel", r->kernel->name, "op", rb_op_name(r->kernel->op), "form",
+        r->kernel->form, "dtype", rb_dtype_name(r->dtype), "shape", "n",
+        (json_int_t)r->shape.n, "p", (json_int_t)r->shape.p, "m",
+        (json_int_t)r->shape.m, "threads", r->threads, "library_threads",
+        r->library_threads ? json_integer(r->library_threads) : json_null(),
+        "binding", binding_json(d, r), "flops", (json_int_t)r->counts.flops,
+        "bytes", (json_int_t)r->counts.bytes, "output_read",
+        r->kernel->output_read, "intensity",
+        jd_num((double)r->counts.flops / (double)r->counts.bytes),
+        "calls_per_sample", (json_int_t)r->reps, "samples_s", samples, "time_s",
+        "min", jd_num(tmin), "median", jd_num(tmed), "mean",
+        jd_num(r->time.mean), "max", jd_num(r->time.max), "cv",
+        jd_num(r->time.cv), "gflop_per_s", "best",
+        jd_num(rate(r->counts.flops, tmin, 1e9)), "median",
+        jd_num(rate(r->counts.flops, tmed, 1e9)), "gbyte_per_s", "best",
+        jd_num(rate(r->counts.bytes, tmin, 1e9)), "median",
+        jd_num(rate(r->counts.bytes, tmed, 1e9)), "verify",
+        "max_rel_err_before", jd_num(r->check_before.max_err),
+        "max_rel_err_after", jd_num(r->check_after.max_err), "tolerance",
+        jd_num(r->check_after.tol), "passed",
+        r->check_before.passed && r->check_after.passed, "roofline",
+        roof_place);
+    if (why[0])
+        jd_set(d, row, "roofline_unavailable", json_string(why));
+    jd_set(d, row, "clock_ghz", clock_json(d, r));
+    peak_now(d, row, r);
+    read_now(d, row, r);
+    fmastream_now(d, row, r);
     if (r->events)
         jd_set(d, row, "counters", counters_row_json(d, r));
     return row;
