@@ -259,6 +259,35 @@ static int point_need(const harness_plan *hp, uint64_t *most)
     return 0;
 }
 
+/* One grid point in one round: its index g in the grid, its level l,
+ * dtype d, team t and batch b, and the round r. */
+typedef struct {
+    size_t g;
+    int l, d, t, r;
+    uint64_t b;
+} grid_at;
+
+static size_t grid_points(const sweep_plan *plan)
+{
+    return (size_t)plan->nlevels * (size_t)plan->ndtypes *
+           (size_t)plan->nthreads * plan->nbatch;
+}
+
+/* Point g of the grid in round r, the grid in the order the sweep runs it:
+ * weight levels, then dtypes, then teams, the batches innermost. */
+static grid_at grid_point(const sweep_plan *plan, size_t g, int r)
+{
+    grid_at at = {.g = g, .r = r};
+    size_t q = g;
+    at.b = plan->batch[q % plan->nbatch];
+    q /= plan->nbatch;
+    at.t = (int)(q % (size_t)plan->nthreads);
+    q /= (size_t)plan->nthreads;
+    at.d = (int)(q % (size_t)plan->ndtypes);
+    at.l = (int)(q / (size_t)plan->ndtypes);
+    return at;
+}
+
 /* The whole plan's estimated cost in seconds (all its rounds), and the
  * mapping to keep for its points: with room for a region's layout, an
  * upper bound of any one mapping they make (0: unknown, and then nothing
@@ -270,14 +299,12 @@ static double plan_totals(const sweep_plan *plan, const roofline *roof,
     uint64_t most = 0;
     int most_known = 1;
     harness_plan hp;
-    for (int l = 0; l < plan->nlevels; l++)
-        for (int d = 0; d < plan->ndtypes; d++)
-            for (int t = 0; t < plan->nthreads; t++)
-                for (size_t i = 0; i < plan->nbatch; i++) {
-                    point_plan(plan, l, d, t, plan->batch[i], &hp);
-                    all += point_cost(plan, roof, &hp) * rounds;
-                    most_known &= point_need(&hp, &most) == 0;
-                }
+    for (size_t g = 0; g < grid_points(plan); g++) {
+        const grid_at at = grid_point(plan, g, 0);
+        point_plan(plan, at.l, at.d, at.t, at.b, &hp);
+        all += point_cost(plan, roof, &hp) * rounds;
+        most_known &= point_need(&hp, &most) == 0;
+    }
     const uint64_t slack = 2 * (uint64_t)RB_REGION_BLOCK;
     *reserve =
         most_known && most < SIZE_MAX - slack ? (size_t)(most + slack) : 0;
@@ -295,14 +322,6 @@ typedef struct {
 /* run_point's answer when an interrupt stopped the point (the RB_ codes
  * are 0 and negative) */
 enum { POINT_INTERRUPTED = 1 };
-
-/* One grid point in one round: its index g in the grid, its level l,
- * dtype d, team t and batch b, and the round r. */
-typedef struct {
-    size_t g;
-    int l, d, t, r;
-    uint64_t b;
-} grid_at;
 
 /* Point at in its round: planned, run by the harness, its rows pooled,
  * the progress said. POINT_INTERRUPTED where an interrupt stopped it,
@@ -344,8 +363,7 @@ static int run_point(hwloc_topology_t topo, const sweep_plan *plan,
 int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
               const roofline *roof, sweep_result *res, rb_err *e)
 {
-    const size_t grid = (size_t)plan->nlevels * (size_t)plan->ndtypes *
-                        (size_t)plan->nthreads * plan->nbatch;
+    const size_t grid = grid_points(plan);
     const int rounds = plan->rounds > 0 ? plan->rounds : 1;
     size_t reserve;
     sweep_pace pace = {.all = plan_totals(plan, roof, rounds, &reserve),
@@ -369,20 +387,12 @@ int sweep_run(hwloc_topology_t topo, const sweep_plan *plan,
         hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1 ? reserve : 0);
     pace.t0 = timer_now();
     int rc = RB_OK;
-    for (int r = 0; r < rounds && rc == RB_OK; r++) {
-        size_t g = 0;
-        for (int l = 0; l < plan->nlevels && rc == RB_OK; l++)
-            for (int d = 0; d < plan->ndtypes && rc == RB_OK; d++)
-                for (int t = 0; t < plan->nthreads && rc == RB_OK; t++)
-                    for (size_t i = 0; i < plan->nbatch && rc == RB_OK;
-                         i++, g++)
-                        rc = interrupt_requested()
-                                 ? POINT_INTERRUPTED
-                                 : run_point(topo, plan, roof, res,
-                                             (grid_at){g, l, d, t, r,
-                                                       plan->batch[i]},
-                                             &pace, e);
-    }
+    for (int r = 0; r < rounds && rc == RB_OK; r++)
+        for (size_t g = 0; g < grid && rc == RB_OK; g++)
+            rc = interrupt_requested()
+                     ? POINT_INTERRUPTED
+                     : run_point(topo, plan, roof, res, grid_point(plan, g, r),
+                                 &pace, e);
     rb_region_park(0);
     free(pace.first);
     free(pace.count);
