@@ -443,6 +443,60 @@ static int finish(const rb_machine *m, const all_opts *o, runfolder *f,
     return 0;
 }
 
+/* The job's folder, in its place from the start: the steps record where
+ * their folders are, and a step that finished stays after an interrupt;
+ * each document in it is still written whole. A roofline given with
+ * --ceilings is kept with the job, so that the folder alone holds what
+ * every step was judged against. */
+static int open_job(const rb_machine *m, const all_opts *o, runfolder *f,
+                    const char *stamp, rb_err *e)
+{
+    if (runfolder_open(f, SESSION_ROOT, o->out, m->host, stamp, e))
+        return -1;
+    if (runfolder_publish(f, e) ||
+        (o->ceilings &&
+         runfolder_write_text(f, "ceilings.json", text_read_file(o->ceilings),
+                              e))) {
+        runfolder_abandon(f);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether step s is skipped (its reason in r->why): the network without
+ * MPI, the ceilings with a roofline given. */
+static int skipped(int s, const all_opts *o, step_result *r)
+{
+    if (s == STEP_NETWORK && network_missing(r->why, sizeof(r->why)))
+        return 1;
+    if (s == STEP_CEILINGS && o->ceilings) {
+        snprintf(r->why, sizeof(r->why), "--ceilings given");
+        return 1;
+    }
+    return 0;
+}
+
+/* How far the job is: the planned seconds of the wanted steps and of the
+ * finished ones, the start, how many steps are wanted and which one runs. */
+typedef struct {
+    double planned, done, t0;
+    int wanted, k;
+} job_pace;
+
+/* The progress line of step s starting: elapsed, and the plan's seconds
+ * left scaled by how the finished steps went against theirs. */
+static void say_start(const job_pace *p, int s)
+{
+    const double el = timer_now() - p->t0;
+    const double left =
+        (p->planned - p->done) * (p->done > 0 ? el / p->done : 1.0);
+    char te[16], tl[16];
+    report_all_clock(te, sizeof(te), el);
+    report_all_clock(tl, sizeof(tl), left);
+    progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
+                  p->k, p->wanted, steps[s].name, steps[s].what, te, tl);
+}
+
 static int all_main(const rb_machine *m, const void *opts,
                     const flag_seen *seen, rb_err *e)
 {
@@ -464,75 +518,43 @@ static int all_main(const rb_machine *m, const void *opts,
     runfolder f;
     char iso[32], stamp[32];
     runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
-    /* the folder in its place from the start: the steps record where
-     * their folders are, and a step that finished stays after an
-     * interrupt; each document in it is still written whole */
-    if (runfolder_open(&f, SESSION_ROOT, o->out, m->host, stamp, e))
+    if (open_job(m, o, &f, stamp, e))
         return 2;
-    if (runfolder_publish(&f, e)) {
-        runfolder_abandon(&f);
-        return 2;
-    }
-    /* a roofline given with --ceilings is kept with the job, so that the
-     * folder alone holds what every step was judged against */
-    if (o->ceilings &&
-        runfolder_write_text(&f, "ceilings.json", text_read_file(o->ceilings),
-                             e)) {
-        runfolder_abandon(&f);
-        return 2;
-    }
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-
     char ceil[4400];
     const char *ceil_file = o->ceilings;
-    double planned = 0, done_planned = 0;
-    int wanted = 0;
+    job_pace pace = {.t0 = timer_now()};
     for (int s = 0; s < NSTEPS; s++)
         if (res[s].wanted) {
-            planned += o->quick ? steps[s].quick_s : steps[s].full_s;
-            wanted++;
+            pace.planned += o->quick ? steps[s].quick_s : steps[s].full_s;
+            pace.wanted++;
         }
-    const double t0 = timer_now();
-    int k = 0, failed = 0;
+    int failed = 0;
     for (int s = 0; s < NSTEPS; s++) {
         step_result *r = &res[s];
         if (!r->wanted)
             continue;
-        k++;
+        pace.k++;
         r->status = "not run";
         if (stop_signal)
             continue;
-        int skip = s == STEP_NETWORK && network_missing(r->why, sizeof(r->why));
-        if (s == STEP_CEILINGS && o->ceilings) {
-            snprintf(r->why, sizeof(r->why), "--ceilings given");
-            skip = 1;
-        }
-        if (skip) {
+        if (skipped(s, o, r)) {
             r->status = "skipped";
-            progress_say("all: step %d of %d, %s: skipped: %s", k, wanted,
-                         steps[s].name, r->why);
+            progress_say("all: step %d of %d, %s: skipped: %s", pace.k,
+                         pace.wanted, steps[s].name, r->why);
             continue;
         }
-        /* the estimate: the plan's seconds, scaled by how the finished
-         * steps went against theirs */
-        const double el = timer_now() - t0;
-        const double left = (planned - done_planned) *
-                            (done_planned > 0 ? el / done_planned : 1.0);
-        char te[16], tl[16];
-        report_all_clock(te, sizeof(te), el);
-        report_all_clock(tl, sizeof(tl), left);
-        progress_note("all: step %d of %d, %s (%s), %s elapsed, about %s left",
-                      k, wanted, steps[s].name, steps[s].what, te, tl);
+        say_start(&pace, s);
         char outdir[4400];
         if (run_step(s, o, self, &f, ceil_file, r, outdir, sizeof(outdir), e))
             return 2;
-        done_planned += o->quick ? steps[s].quick_s : steps[s].full_s;
+        pace.done += o->quick ? steps[s].quick_s : steps[s].full_s;
         failed |= r->exit != 0 && !(r->exit == 130 || r->exit == 143);
-        progress_say("all: step %d of %d, %s: %s%s%s", k, wanted, steps[s].name,
-                     r->status, r->why[0] ? ": " : "", r->why);
+        progress_say("all: step %d of %d, %s: %s%s%s", pace.k, pace.wanted,
+                     steps[s].name, r->status, r->why[0] ? ": " : "", r->why);
         if (s == STEP_CEILINGS && r->exit == 0) {
             snprintf(ceil, sizeof(ceil), "%.4370s/ceilings.json", outdir);
             ceil_file = ceil;
