@@ -971,18 +971,11 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
         fprintf(f, "\n");
 }
 
-static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
-                        int level, int d, int t, int *above, int *over,
-                        FILE *f)
+/* The table's title (the weights, dtype, team, P and M, their bytes,
+ * level and roofs) and its two header lines. */
+static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
+                       int nc, int level, int d, int t, FILE *f)
 {
-    const sweep_curve *cs[SWEEP_MAX_KERNELS];
-    int nc = 0;
-    for (size_t i = 0; i < a->ncurves && nc < SWEEP_MAX_KERNELS; i++)
-        if (a->curves[i].level == level && a->curves[i].d == d &&
-            a->curves[i].t == t)
-            cs[nc++] = &a->curves[i];
-    if (nc == 0)
-        return;
     const sweep_plan *plan = doc->plan;
     fprintf(f, "\n%s weights, %s, %d thread%s: P = %llu, M = %llu",
             plan->levels[level].name, rb_dtype_name(plan->dtypes[d]),
@@ -1000,58 +993,86 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
     for (int k = 0; k < nc; k++)
         fprintf(f, " %24s", "GF/s  %roof  spread");
     fprintf(f, "\n");
-    for (size_t i = 0; i < plan->nbatch; i++) {
-        const uint64_t b = plan->batch[i];
-        const sweep_point *row[SWEEP_MAX_KERNELS] = {0};
-        const sweep_point *any = NULL;
-        for (int k = 0; k < nc; k++)
-            for (size_t j = 0; j < cs[k]->n; j++)
-                if (doc->res->points[cs[k]->idx[j]].b == b) {
-                    row[k] = &doc->res->points[cs[k]->idx[j]];
-                    if (!any && row[k]->row.kernel->op == RB_OP_MATMUL)
-                        any = row[k];
-                }
-        for (int k = 0; k < nc && !any; k++)
-            any = row[k];
-        if (!any)
-            continue;
-        roof_bound bd;
-        char roof[16] = "n/a", probe[24] = "n/a";
-        const double pr =
-            probe_at(doc, level, plan->dtypes[d], plan->threads[t], b);
-        if (bound_of(doc, &any->row, &bd) == 0) {
-            snprintf(roof, sizeof(roof), "%.4g", bd.attainable_gflops);
-            if (pr > 0.0 && any->row.kernel->op == RB_OP_MATMUL)
-                snprintf(probe, sizeof(probe), "%.4g %5.0f%%", pr,
-                         100.0 * pr / bd.attainable_gflops);
-        }
-        /* the matmul kernels share counts (the contrast's differ: its own
-         * %roof column places it on its own bound) */
-        fprintf(f, "%6llu %8.3g %6s %13s", (unsigned long long)b,
-                (double)any->row.counts.flops / (double)any->row.counts.bytes,
-                roof, probe);
-        for (int k = 0; k < nc; k++) {
-            if (!row[k]) {
-                fprintf(f, " %24s", "-");
-                continue;
-            }
-            const harness_row *r = &row[k]->row;
-            roof_bound rb;
-            char frac[16] = "n/a";
-            char mark = ' ';
-            if (bound_of(doc, r, &rb) == 0) {
-                snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
-                /* marked as roofbench run marks its rows, in a column of
-                 * its own */
-                mark = report_run_mark(&rb, above, over);
-            }
-            /* 25 columns, as the headers: the number, %roof and its
-             * mark, the spread */
-            fprintf(f, " %9.4g %6s%c %5.1f%%", harness_row_gflops(r), frac,
-                    mark, 100.0 * (r->time.median / r->time.min - 1.0));
-        }
-        fprintf(f, "\n");
+}
+
+/* A kernel's cell, 25 columns as the headers: GFLOP/s, %roof and its
+ * mark (as roofbench run marks its rows, counted in above and over), the
+ * spread; "-" where the kernel has no point at this B. */
+static void kernel_cell(const sweep_doc *doc, const sweep_point *pt,
+                        int *above, int *over, FILE *f)
+{
+    if (!pt) {
+        fprintf(f, " %24s", "-");
+        return;
     }
+    const harness_row *r = &pt->row;
+    roof_bound rb;
+    char frac[16] = "n/a";
+    char mark = ' ';
+    if (bound_of(doc, r, &rb) == 0) {
+        snprintf(frac, sizeof(frac), "%.0f%%", 100.0 * rb.fraction);
+        mark = report_run_mark(&rb, above, over);
+    }
+    fprintf(f, " %9.4g %6s%c %5.1f%%", harness_row_gflops(r), frac, mark,
+            100.0 * (r->time.median / r->time.min - 1.0));
+}
+
+/* The row of batch b: B, the intensity, the roof and the streaming probe
+ * there, then each kernel's cell. */
+static void batch_row(const sweep_doc *doc, const sweep_curve *const *cs,
+                      int nc, int level, int d, int t, uint64_t b, int *above,
+                      int *over, FILE *f)
+{
+    const sweep_plan *plan = doc->plan;
+    const sweep_point *row[SWEEP_MAX_KERNELS] = {0};
+    const sweep_point *any = NULL;
+    for (int k = 0; k < nc; k++)
+        for (size_t j = 0; j < cs[k]->n; j++)
+            if (doc->res->points[cs[k]->idx[j]].b == b) {
+                row[k] = &doc->res->points[cs[k]->idx[j]];
+                if (!any && row[k]->row.kernel->op == RB_OP_MATMUL)
+                    any = row[k];
+            }
+    for (int k = 0; k < nc && !any; k++)
+        any = row[k];
+    if (!any)
+        return;
+    roof_bound bd;
+    char roof[16] = "n/a", probe[24] = "n/a";
+    const double pr =
+        probe_at(doc, level, plan->dtypes[d], plan->threads[t], b);
+    if (bound_of(doc, &any->row, &bd) == 0) {
+        snprintf(roof, sizeof(roof), "%.4g", bd.attainable_gflops);
+        if (pr > 0.0 && any->row.kernel->op == RB_OP_MATMUL)
+            snprintf(probe, sizeof(probe), "%.4g %5.0f%%", pr,
+                     100.0 * pr / bd.attainable_gflops);
+    }
+    /* the matmul kernels share counts (the contrast's differ: its own
+     * %roof column places it on its own bound) */
+    fprintf(f, "%6llu %8.3g %6s %13s", (unsigned long long)b,
+            (double)any->row.counts.flops / (double)any->row.counts.bytes,
+            roof, probe);
+    for (int k = 0; k < nc; k++)
+        kernel_cell(doc, row[k], above, over, f);
+    fprintf(f, "\n");
+}
+
+static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
+                        int level, int d, int t, int *above, int *over,
+                        FILE *f)
+{
+    const sweep_curve *cs[SWEEP_MAX_KERNELS];
+    int nc = 0;
+    for (size_t i = 0; i < a->ncurves && nc < SWEEP_MAX_KERNELS; i++)
+        if (a->curves[i].level == level && a->curves[i].d == d &&
+            a->curves[i].t == t)
+            cs[nc++] = &a->curves[i];
+    if (nc == 0)
+        return;
+    table_head(doc, cs, nc, level, d, t, f);
+    for (size_t i = 0; i < doc->plan->nbatch; i++)
+        batch_row(doc, cs, nc, level, d, t, doc->plan->batch[i], above, over,
+                  f);
     target_line(doc, cs, nc, f);
     ceiling_line(doc, a, cs, nc, f);
     rise_line(doc, cs, nc, f);
