@@ -627,18 +627,16 @@ static int verify(const shard_ctx *c, const void *out, const double *x,
     return RB_OK;
 }
 
-static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
-                       net_shard_point *pt, rb_err *e)
+/* This rank's columns of A and rows of W, as the unsharded product's
+ * (W's rows in runs of fc columns, each run in place: net_w_index). */
+static void fill_shard(const net_plan *p, shard_ctx *c, uint64_t d)
 {
-    const int me = world_rank(), n = world_size();
-    c->dl = (size_t)(d / (uint64_t)n);
-    /* this rank's columns of A and rows of W, as the unsharded product's */
+    const int me = world_rank();
     for (size_t i = 0; i < c->b; i++) {
         const uint64_t lo = (uint64_t)i * d + (uint64_t)me * c->dl;
         harness_fill((char *)c->a + i * c->dl * c->el, c->dt, p->seed, 0, lo,
                      lo + c->dl);
     }
-    /* W's rows in runs of fc columns, each run in place (net_w_index) */
     const net_shard_shape sh = shape_of(c);
     for (size_t k = 0; k < c->dl; k++)
         for (size_t j = 0; j < c->f; j += c->fc) {
@@ -647,8 +645,13 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
             harness_fill((char *)c->w + net_w_index(&sh, k, j) * c->el, c->dt,
                          p->seed, 1, lo, lo + run);
         }
-    int rc = RB_OK;
+}
+
+/* The kernel's workspace for one rank's partial product, in c->team. */
+static int shard_team(shard_ctx *c, rb_err *e)
+{
     void *shared = NULL, *own = NULL;
+    int rc = RB_OK;
     if (c->k->workspace) {
         size_t shb = 0, ow = 0;
         c->k->workspace((rb_shape){c->b, c->dl, c->fc}, c->dt, 1, &shb, &ow);
@@ -664,6 +667,46 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
                         .barrier = team_barrier,
                         .shared = shared,
                         .own = own};
+    return rc;
+}
+
+/* One step of a point: timed (the all-reduced sum cleared first where
+ * `clear`), then its output checked on this rank against the Freivalds
+ * vectors y, ya, the ranks agreeing on the outcome. */
+typedef struct {
+    net_op op;
+    net_timing *t;
+    const void *out;
+    const double *y, *ya;
+    double tol;
+    const char *what;
+    int clear;
+} shard_step;
+
+static int shard_steps(const net_plan *p, shard_ctx *c, const shard_step *st,
+                       size_t n, const double *x, double *z, double *err,
+                       rb_err *e)
+{
+    int rc = RB_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (st[i].clear)
+            memset(c->sum, 0, c->b * c->f * c->el);
+        rc = timed(MPI_COMM_WORLD, p, st[i].op, c, 1.0, st[i].t);
+        if (!rc)
+            rc = verify(c, st[i].out, x, st[i].y, st[i].ya, z, st[i].tol,
+                        st[i].what, err, e);
+        rc = netrun_agree(rc, e);
+    }
+    return rc;
+}
+
+static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
+                       net_shard_point *pt, rb_err *e)
+{
+    const int n = world_size();
+    c->dl = (size_t)(d / (uint64_t)n);
+    fill_shard(p, c, d);
+    int rc = shard_team(c, e);
     double *x = malloc(c->f * sizeof(double)),
            *u = malloc(c->dl * sizeof(double) * 2 + 16),
            *v = malloc(c->b * sizeof(double) * 7 + 16);
@@ -675,41 +718,25 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
                *z = v + 4 * c->b;
         for (size_t j = 0; j < c->f; j++)
             x[j] = harness_value(p->seed, 5, j, RB_F64);
+        const net_shard_shape sh = shape_of(c);
         net_freivalds_rhs(&sh, c->a, c->w, x, u, u + c->dl, y, ya);
         MPI_Allreduce(y, ys, (int)c->b, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(ya, yas, (int)c->b, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         const double tol_part = ref_tolerance(c->dt, c->dl + c->f);
         const double tol_sum = ref_tolerance(c->dt, d + (uint64_t)n + c->f);
-        double err = 0;
         pt->tol = tol_sum;
         /* each quantity timed, then its output checked on this rank */
-        rc = timed(MPI_COMM_WORLD, p, op_compute, c, 1.0, &pt->compute);
-        if (!rc)
-            rc = verify(c, c->part, x, y, ya, z, tol_part,
-                        "this rank's partial product", &err, e);
-        rc = netrun_agree(rc, e);
-        if (!rc)
-            rc = timed(MPI_COMM_WORLD, p, op_comm, c, 1.0, &pt->comm);
-        if (!rc)
-            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
-                        "the all-reduced product", &err, e);
-        rc = netrun_agree(rc, e);
-        if (!rc) {
-            memset(c->sum, 0, c->b * c->f * c->el);
-            rc = timed(MPI_COMM_WORLD, p, op_seq, c, 1.0, &pt->seq);
-        }
-        if (!rc)
-            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
-                        "the product, computed then all-reduced", &err, e);
-        rc = netrun_agree(rc, e);
-        if (!rc) {
-            memset(c->sum, 0, c->b * c->f * c->el);
-            rc = timed(MPI_COMM_WORLD, p, op_overlap, c, 1.0, &pt->overlap);
-        }
-        if (!rc)
-            rc = verify(c, c->sum, x, ys, yas, z, tol_sum,
-                        "the product, all-reduced chunk by chunk", &err, e);
-        rc = netrun_agree(rc, e);
+        const shard_step st[] = {
+            {op_compute, &pt->compute, c->part, y, ya, tol_part,
+             "this rank's partial product", 0},
+            {op_comm, &pt->comm, c->sum, ys, yas, tol_sum,
+             "the all-reduced product", 0},
+            {op_seq, &pt->seq, c->sum, ys, yas, tol_sum,
+             "the product, computed then all-reduced", 1},
+            {op_overlap, &pt->overlap, c->sum, ys, yas, tol_sum,
+             "the product, all-reduced chunk by chunk", 1}};
+        double err = 0;
+        rc = shard_steps(p, c, st, sizeof(st) / sizeof(st[0]), x, z, &err, e);
         double worst = err;
         MPI_Reduce(&err, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         pt->max_err = worst;
@@ -718,8 +745,8 @@ static int shard_point(const net_plan *p, shard_ctx *c, uint64_t d,
     free(x);
     free(u);
     free(v);
-    free(shared);
-    free(own);
+    free(c->team.shared);
+    free(c->team.own);
     return rc;
 }
 
