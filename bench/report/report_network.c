@@ -24,9 +24,11 @@ static double shard_flops(const net_plan *p, int ranks,
     return 2.0 * (double)s->b * (double)(s->d / (uint64_t)ranks) * (double)p->f;
 }
 
-void report_network_analyse(const network_doc *d, network_analysis *a)
+/* The two links: the ping-pong's one-way times, and the all-reduce's in
+ * bus bytes with every dtype together, each fitted to latency + bytes /
+ * W with its residuals (or why not). */
+static void fit_links(const network_doc *d, network_analysis *a)
 {
-    memset(a, 0, sizeof(*a));
     const net_result *r = d->res;
     uint64_t bytes[RB_NDTYPES * NET_MAX_SIZES];
     double t[RB_NDTYPES * NET_MAX_SIZES], res[RB_NDTYPES * NET_MAX_SIZES];
@@ -39,7 +41,6 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
     if (!(d->plan->parts & NET_LATENCY))
         snprintf(a->p2p_why, sizeof(a->p2p_why),
                  "the ping-pong was not measured (--parts)");
-    /* the all-reduce in bus bytes, every dtype together */
     size_t nb = 0;
     for (int dt = 0; dt < RB_NDTYPES; dt++)
         for (size_t i = 0; i < r->nallreduce[dt]; i++, nb++) {
@@ -56,7 +57,11 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
     for (int dt = 0; dt < RB_NDTYPES; dt++)
         for (size_t i = 0; i < r->nallreduce[dt]; i++, nb++)
             a->ar_residual[dt][i] = a->has_link ? res[nb] : NAN;
-    /* the curves: one per dtype and batch, D ascending as measured */
+}
+
+/* The curves: one per dtype and batch, D ascending as measured. */
+static void group_curves(const net_result *r, network_analysis *a)
+{
     for (size_t i = 0; i < r->nshard; i++) {
         const net_shard_point *s = &r->shard[i];
         net_curve *c = NULL;
@@ -73,46 +78,59 @@ void report_network_analyse(const network_doc *d, network_analysis *a)
         if (c->n < NET_MAX_D)
             c->idx[c->n++] = i;
     }
+}
+
+/* A curve's crossovers: predicted from C and each link's W, measured
+ * where compute stops being shorter than the all-reduce, and where the
+ * overlapped step stays near compute alone. */
+static void crossovers(const network_doc *d, const network_analysis *a,
+                       net_curve *c)
+{
+    const net_result *r = d->res;
     const int n = r->ranks;
-    for (size_t k = 0; k < a->ncurves; k++) {
-        net_curve *c = &a->curves[k];
-        const double el = (double)rb_dtype_size(c->dt);
-        /* C: the compute step's rate per rank, the median over D of each
-         * D's rate (median times): what the kernel sustains on this
-         * product, robust to one fast or slow point */
-        double rates[NET_MAX_D];
-        for (size_t i = 0; i < c->n; i++) {
-            const net_shard_point *s = &r->shard[c->idx[i]];
-            rates[i] =
-                shard_flops(d->plan, n, s) / net_timing_median(&s->compute);
-        }
-        c->c = stats_median(rates, c->n);
-        c->w = a->has_link ? a->link.bandwidth : NAN;
-        c->predicted = net_predicted_crossover(n, (unsigned)el, c->c, c->w);
-        c->w_p2p = a->has_p2p ? a->p2p.bandwidth : NAN;
-        c->predicted_p2p =
-            net_predicted_crossover(n, (unsigned)el, c->c, c->w_p2p);
-        /* The all-reduce moves the same [B,F] at every D: its time is one
-         * figure, the median over D, against which each D's compute time
-         * is compared (a noisy all-reduce sample cannot move the
-         * crossover on its own). */
-        double x[NET_MAX_D], comm[NET_MAX_D], ovl[NET_MAX_D], tc[NET_MAX_D];
-        for (size_t i = 0; i < c->n; i++)
-            tc[i] = net_timing_median(&r->shard[c->idx[i]].comm);
-        c->t_comm = stats_median(tc, c->n);
-        c->w_step =
-            ring_bytes(n, el * (double)c->b * (double)d->plan->f) / c->t_comm;
-        for (size_t i = 0; i < c->n; i++) {
-            const net_shard_point *s = &r->shard[c->idx[i]];
-            x[i] = (double)s->d;
-            const double comp = net_timing_median(&s->compute);
-            comm[i] = c->t_comm / comp;
-            ovl[i] = net_timing_median(&s->overlap) / comp;
-        }
-        c->measured = net_crossover(x, comm, c->n, 1.0, &c->measured_status);
-        c->overlap =
-            net_crossover(x, ovl, c->n, NET_OVERLAP_LIMIT, &c->overlap_status);
+    const double el = (double)rb_dtype_size(c->dt);
+    /* C: the compute step's rate per rank, the median over D of each D's
+     * rate (median times): what the kernel sustains on this product,
+     * robust to one fast or slow point */
+    double rates[NET_MAX_D];
+    for (size_t i = 0; i < c->n; i++) {
+        const net_shard_point *s = &r->shard[c->idx[i]];
+        rates[i] = shard_flops(d->plan, n, s) / net_timing_median(&s->compute);
     }
+    c->c = stats_median(rates, c->n);
+    c->w = a->has_link ? a->link.bandwidth : NAN;
+    c->predicted = net_predicted_crossover(n, (unsigned)el, c->c, c->w);
+    c->w_p2p = a->has_p2p ? a->p2p.bandwidth : NAN;
+    c->predicted_p2p = net_predicted_crossover(n, (unsigned)el, c->c, c->w_p2p);
+    /* The all-reduce moves the same [B,F] at every D: its time is one
+     * figure, the median over D, against which each D's compute time is
+     * compared (a noisy all-reduce sample cannot move the crossover on
+     * its own). */
+    double x[NET_MAX_D], comm[NET_MAX_D], ovl[NET_MAX_D], tc[NET_MAX_D];
+    for (size_t i = 0; i < c->n; i++)
+        tc[i] = net_timing_median(&r->shard[c->idx[i]].comm);
+    c->t_comm = stats_median(tc, c->n);
+    c->w_step =
+        ring_bytes(n, el * (double)c->b * (double)d->plan->f) / c->t_comm;
+    for (size_t i = 0; i < c->n; i++) {
+        const net_shard_point *s = &r->shard[c->idx[i]];
+        x[i] = (double)s->d;
+        const double comp = net_timing_median(&s->compute);
+        comm[i] = c->t_comm / comp;
+        ovl[i] = net_timing_median(&s->overlap) / comp;
+    }
+    c->measured = net_crossover(x, comm, c->n, 1.0, &c->measured_status);
+    c->overlap =
+        net_crossover(x, ovl, c->n, NET_OVERLAP_LIMIT, &c->overlap_status);
+}
+
+void report_network_analyse(const network_doc *d, network_analysis *a)
+{
+    memset(a, 0, sizeof(*a));
+    fit_links(d, a);
+    group_curves(d->res, a);
+    for (size_t k = 0; k < a->ncurves; k++)
+        crossovers(d, a, &a->curves[k]);
 }
 
 /* ---- the document -------------------------------------------------------- */
