@@ -22,30 +22,26 @@ char einsum_letter(int index)
 
 static const char *ordinal[] = {"first", "second"};
 
-int einsum_parse(const char *spec, einsum *es, rb_err *e)
+/* The spec without its blanks, into s (EINSUM_TEXT bytes). */
+static int compact(const char *spec, char *s, rb_err *e)
 {
-    memset(es, 0, sizeof(*es));
-    if (spec == NULL || *spec == '\0')
-        return rb_fail(e, RB_EINPUT,
-                       "einsum: empty spec (write A,B->C, e.g. 'bp,pm->bm')");
-    char s[EINSUM_TEXT];
     size_t n = 0;
     for (const char *c = spec; *c; c++) {
         if (*c == ' ' || *c == '\t')
             continue;
-        if (n + 1 >= sizeof(s))
+        if (n + 1 >= EINSUM_TEXT)
             return rb_fail(e, RB_EINPUT, "einsum '%.40s...': too long", spec);
         s[n++] = *c;
     }
     s[n] = '\0';
-    const char *arrow = strstr(s, "->");
-    if (!arrow)
-        return rb_fail(e, RB_EINPUT,
-                       "einsum '%s': no '->' (write A,B->C, e.g. "
-                       "'bp,pm->bm')",
-                       spec);
-    if (strstr(arrow + 2, "->"))
-        return rb_fail(e, RB_EINPUT, "einsum '%s': more than one '->'", spec);
+    return RB_OK;
+}
+
+/* The two operands, s up to the arrow: letters, none repeated within an
+ * operand, neither empty. */
+static int parse_operands(const char *spec, const char *s, const char *arrow,
+                          einsum *es, rb_err *e)
+{
     int nops = 0;
     size_t len = 0;
     char *cur = es->in[0];
@@ -84,8 +80,15 @@ int einsum_parse(const char *spec, einsum *es, rb_err *e)
                        "einsum '%s': one operand; the model takes a "
                        "contraction of two (A,B->C)",
                        spec);
-    len = 0;
-    for (const char *c = arrow + 2; *c; c++) {
+    return RB_OK;
+}
+
+/* The output, after the arrow: letters of the operands, none repeated. */
+static int parse_output(const char *spec, const char *out, einsum *es,
+                        rb_err *e)
+{
+    size_t len = 0;
+    for (const char *c = out; *c; c++) {
         if (einsum_index(*c) < 0)
             return rb_fail(e, RB_EINPUT,
                            "einsum '%s': '%c' in the output is not a "
@@ -102,6 +105,29 @@ int einsum_parse(const char *spec, einsum *es, rb_err *e)
                            *c);
         es->out[len++] = *c;
     }
+    return RB_OK;
+}
+
+int einsum_parse(const char *spec, einsum *es, rb_err *e)
+{
+    memset(es, 0, sizeof(*es));
+    if (spec == NULL || *spec == '\0')
+        return rb_fail(e, RB_EINPUT,
+                       "einsum: empty spec (write A,B->C, e.g. 'bp,pm->bm')");
+    char s[EINSUM_TEXT];
+    if (compact(spec, s, e))
+        return RB_EINPUT;
+    const char *arrow = strstr(s, "->");
+    if (!arrow)
+        return rb_fail(e, RB_EINPUT,
+                       "einsum '%s': no '->' (write A,B->C, e.g. "
+                       "'bp,pm->bm')",
+                       spec);
+    if (strstr(arrow + 2, "->"))
+        return rb_fail(e, RB_EINPUT, "einsum '%s': more than one '->'", spec);
+    if (parse_operands(spec, s, arrow, es, e) ||
+        parse_output(spec, arrow + 2, es, e))
+        return RB_EINPUT;
     for (int o = 0; o < 2; o++)
         for (const char *c = es->in[o]; *c; c++)
             if (!strchr(es->dims, *c))
