@@ -300,7 +300,7 @@ static void bad_input(void)
 }
 
 /* A small roofline of this host, then three real steps on it, into the
- * job folder out; the same folder again is refused. */
+ * job folder out. */
 static void job(char *out, size_t len)
 {
     result r;
@@ -360,10 +360,6 @@ static void job(char *out, size_t len)
         snprintf(path, sizeof(path), "%s/reference.png", out);
         CHECK(exists(path));
     }
-    /* the same folder again: refused, nothing replaced */
-    run(workdir, args, &r);
-    CHECK_INT(r.status, 2);
-    CHECK_INT(count_lines(r.err), 1);
 }
 
 /* The figures as data, ERT's way, with the theoretical beside. */
@@ -640,6 +636,29 @@ static void bad_folders(const char *out)
     CHECK(!exists(badout));
 }
 
+/* The job's folder, by now holding the report's additions too, given
+ * again: refused, nothing replaced (its steps.json and the run's results
+ * as they were). */
+static void refused_again(const char *out)
+{
+    result r;
+    char ceil[700], path[800];
+    snprintf(ceil, sizeof(ceil), "%s/ceil/ceilings.json", workdir);
+    const char *args[] = {"all",        "--quick", "--steps", "model,info,run",
+                          "--ceilings", ceil,      "--out",   out,
+                          NULL};
+    snprintf(path, sizeof(path), "%s/steps.json", out);
+    static char before[1 << 16], after[1 << 16];
+    slurp(path, before, sizeof(before));
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_INT(count_lines(r.err), 1);
+    slurp(path, after, sizeof(after));
+    CHECK(strcmp(before, after) == 0);
+    snprintf(path, sizeof(path), "%s/run/results.json", out);
+    CHECK(exists(path));
+}
+
 /* A step that fails is reported and the others still run, exit 1: sweep
  * on a roofline of one thread, when it sweeps 1 and 2. */
 static void failed_step(void)
@@ -689,6 +708,7 @@ int main(int argc, char **argv)
     fixture();
     levels_and_network(out);
     bad_folders(out);
+    refused_again(out);
     failed_step();
     const int st = check_status("test_all");
     if (!st)

@@ -221,8 +221,9 @@ static int step_argv(int s, const all_opts *o, const char *self,
         if (s == STEP_SWEEP && !o->quick) {
             /* two rounds, each point's samples pooled over both: the main
              * job's knees and fractions then need a slow spell of the
-             * host to last a whole round (sweep's own default is one, so
-             * that it takes about a minute and a half) */
+             * host to last a whole round (sweep's own default is one:
+             * two minutes on two cores, a minute and a half of it points,
+             * the rest measuring the roofs that --ceilings gives here) */
             argv[n++] = "--rounds";
             argv[n++] = "2";
         }

@@ -181,12 +181,21 @@ int netrun_place(hwloc_topology_t topo, int oversubscribe, net_result *r,
     snprintf(mine, sizeof(mine), "%.40s:%.50s", host, pus);
     char *bind = me == 0 ? calloc((size_t)n, sizeof(mine)) : NULL;
     char *hosts = me == 0 ? calloc((size_t)n, MPI_MAX_PROCESSOR_NAME) : NULL;
+    rc = netrun_agree(me == 0 && (!bind || !hosts)
+                          ? rb_fail(e, RB_EINPUT, "out of memory")
+                          : RB_OK,
+                      e);
+    if (rc) {
+        free(bind);
+        free(hosts);
+        return rc;
+    }
     MPI_Gather(mine, (int)sizeof(mine), MPI_CHAR, bind, (int)sizeof(mine),
                MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts,
                MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
     int peer = n > 1 ? 1 : 0;
-    if (me == 0 && bind && hosts) {
+    if (me == 0) {
         describe_ranks(r, n, hosts, bind, sizeof(mine));
         peer = r->peer;
     }

@@ -129,8 +129,6 @@ static void summary_rows(const char *dir, const job_step *steps, size_t nsteps,
     json_decref(run);
 }
 
-/* The headline figures, from the documents the steps left (read back:
- * what the summary says is what the folder holds). */
 /* Each step's status, time and note. */
 static void summary_steps(const job_step *steps, size_t nsteps, FILE *f)
 {
@@ -254,6 +252,8 @@ static void summary_references(const json_t *model, FILE *f)
         fprintf(f, "\n");
 }
 
+/* The headline figures, from the documents the steps left (read back:
+ * what the summary says is what the folder holds). */
 void report_all_summary(const char *dir, const char *ceil,
                         const job_step *steps, size_t nsteps, FILE *f)
 {
