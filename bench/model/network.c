@@ -188,91 +188,121 @@ void net_result_free(net_result *r)
     r->nshard = r->shard_cap = 0;
 }
 
+/* The network document at path, or in the folder path names. */
+static json_t *network_doc(const char *path, char *file, size_t flen,
+                           rb_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        rb_fail(e, RB_EINPUT, "--network '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    snprintf(file, flen, "%s%s", path,
+             S_ISDIR(st.st_mode) ? "/network.json" : "");
+    if (S_ISDIR(st.st_mode) && stat(file, &st) != 0) {
+        rb_fail(e, RB_EINPUT, "--network '%s': no network.json in it", path);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rb_fail(e, RB_EINPUT, "--network '%s': not a file", file);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_load_file(file, 0, &je);
+    if (!doc)
+        rb_fail(e, RB_EINPUT, "--network '%s': %s (line %d)", file, je.text,
+                je.line);
+    return doc;
+}
+
+/* Whether doc is a whole network document of this build's schema,
+ * measured on host (where given). */
+static int network_whole(const json_t *doc, const char *file,
+                         const char *host, rb_err *e)
+{
+    const char *schema = NULL, *status = NULL, *doc_host = NULL;
+    json_int_t version = 0;
+    if (json_unpack((json_t *)doc, "{s:s, s:I, s:s, s:{s:s}}", "schema",
+                    &schema, "schema_version", &version, "status", &status,
+                    "context", "host", &doc_host) != 0 ||
+        strcmp(schema, "roofbench.network") != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': not a roofbench network document",
+                       file);
+    if (version != NET_SCHEMA_VERSION)
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': schema version %lld, this build reads "
+                       "%d",
+                       file, (long long)version, NET_SCHEMA_VERSION);
+    if (strcmp(status, "complete") != 0)
+        return rb_fail(e, RB_EINPUT, "--network '%s': its run is %s", file,
+                       status);
+    if (host && strcmp(doc_host, host) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': measured on %s, not on this host (%s)",
+                       file, doc_host, host);
+    return RB_OK;
+}
+
+/* The fitted link `member` of doc, if it is one a link can be: 1 kB/s to
+ * 10 TB/s, under a second of latency, residuals that are residuals, a
+ * fit of 2 sizes or more. 1 where the document says it is unavailable. */
+static int fitted_link(const json_t *doc, const char *file,
+                       const char *member, net_link *out, char *label,
+                       size_t labellen, rb_err *e)
+{
+    const json_t *l = json_object_get(doc, member);
+    const char *why = json_string_value(json_object_get(l, "unavailable"));
+    if (why)
+        return rb_fail(e, 1, "--network '%s': no %s: %s", file, member, why);
+    const char *lab = NULL;
+    double lat = -1, bw = -1, rms = 0, mx = 0;
+    json_int_t n = 0;
+    if (json_unpack((json_t *)l, "{s:s, s:F, s:F, s:F, s:F, s:I}", "label",
+                    &lab, "latency_s", &lat, "bandwidth_Bps", &bw,
+                    "rms_relative_residual", &rms, "max_relative_residual", &mx,
+                    "sizes", &n) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': no fitted %s (latency_s, "
+                       "bandwidth_Bps)",
+                       file, member);
+    if (!(bw >= 1e3 && bw <= 1e13))
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': %s.bandwidth_Bps %g is not between "
+                       "1e3 and 1e13",
+                       file, member, bw);
+    if (!(lat >= 0 && lat <= 1))
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': %s.latency_s %g is not between 0 "
+                       "and 1",
+                       file, member, lat);
+    if (!(rms >= 0 && rms < 1e6) || !(mx >= 0 && mx < 1e6))
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': %s's residuals are not plausible",
+                       file, member);
+    if (n < 2)
+        return rb_fail(e, RB_EINPUT,
+                       "--network '%s': %s was fitted to %lld size%s", file,
+                       member, (long long)n, rb_plural(n));
+    *out = (net_link){.latency = lat,
+                      .bandwidth = bw,
+                      .rms_rel = rms,
+                      .max_rel = mx,
+                      .n = (size_t)n};
+    snprintf(label, labellen, "%s", lab);
+    return RB_OK;
+}
+
 int net_link_load(const char *path, const char *host, const char *member,
                   net_link *out, char *label, size_t labellen, rb_err *e)
 {
     char file[4096];
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return rb_fail(e, RB_EINPUT, "--network '%s': %s", path,
-                       strerror(errno));
-    snprintf(file, sizeof(file), "%s%s", path,
-             S_ISDIR(st.st_mode) ? "/network.json" : "");
-    if (S_ISDIR(st.st_mode) && stat(file, &st) != 0)
-        return rb_fail(e, RB_EINPUT, "--network '%s': no network.json in it",
-                       path);
-    if (!S_ISREG(st.st_mode))
-        return rb_fail(e, RB_EINPUT, "--network '%s': not a file", file);
-    json_error_t je;
-    json_t *doc = json_load_file(file, 0, &je);
+    json_t *doc = network_doc(path, file, sizeof(file), e);
     if (!doc)
-        return rb_fail(e, RB_EINPUT, "--network '%s': %s (line %d)", file,
-                       je.text, je.line);
-    int rc = RB_OK;
-    const char *schema = NULL, *status = NULL, *doc_host = NULL, *lab = NULL;
-    json_int_t version = 0;
-    double lat = -1, bw = -1, rms = 0, mx = 0;
-    json_int_t n = 0;
-    if (json_unpack(doc, "{s:s, s:I, s:s, s:{s:s}}", "schema", &schema,
-                    "schema_version", &version, "status", &status, "context",
-                    "host", &doc_host) != 0 ||
-        strcmp(schema, "roofbench.network") != 0)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--network '%s': not a roofbench network document", file);
-    else if (version != NET_SCHEMA_VERSION)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--network '%s': schema version %lld, this build reads %d",
-                     file, (long long)version, NET_SCHEMA_VERSION);
-    else if (strcmp(status, "complete") != 0)
-        rc = rb_fail(e, RB_EINPUT, "--network '%s': its run is %s", file,
-                     status);
-    else if (host && strcmp(doc_host, host) != 0)
-        rc = rb_fail(e, RB_EINPUT,
-                     "--network '%s': measured on %s, not on this host (%s)",
-                     file, doc_host, host);
-    else {
-        const json_t *l = json_object_get(doc, member);
-        const char *why = json_string_value(json_object_get(l, "unavailable"));
-        if (why)
-            rc = rb_fail(e, 1, "--network '%s': no %s: %s", file, member,
-                         why);
-        else if (json_unpack((json_t *)l, "{s:s, s:F, s:F, s:F, s:F, s:I}",
-                             "label", &lab, "latency_s", &lat, "bandwidth_Bps",
-                             &bw, "rms_relative_residual", &rms,
-                             "max_relative_residual", &mx, "sizes", &n) != 0)
-            rc = rb_fail(e, RB_EINPUT,
-                         "--network '%s': no fitted %s (latency_s, "
-                         "bandwidth_Bps)",
-                         file, member);
-        /* what a link can be: 1 kB/s to 10 TB/s, under a second of
-         * latency, residuals that are residuals, a fit of 2 sizes or more */
-        else if (!(bw >= 1e3 && bw <= 1e13))
-            rc = rb_fail(e, RB_EINPUT,
-                         "--network '%s': %s.bandwidth_Bps %g is not between "
-                         "1e3 and 1e13",
-                         file, member, bw);
-        else if (!(lat >= 0 && lat <= 1))
-            rc = rb_fail(e, RB_EINPUT,
-                         "--network '%s': %s.latency_s %g is not between 0 "
-                         "and 1",
-                         file, member, lat);
-        else if (!(rms >= 0 && rms < 1e6) || !(mx >= 0 && mx < 1e6))
-            rc = rb_fail(e, RB_EINPUT,
-                         "--network '%s': %s's residuals are not plausible",
-                         file, member);
-        else if (n < 2)
-            rc = rb_fail(e, RB_EINPUT,
-                         "--network '%s': %s was fitted to %lld size%s",
-                         file, member, (long long)n, rb_plural(n));
-    }
-    if (!rc) {
-        *out = (net_link){.latency = lat,
-                          .bandwidth = bw,
-                          .rms_rel = rms,
-                          .max_rel = mx,
-                          .n = (size_t)n};
-        snprintf(label, labellen, "%s", lab);
-    }
+        return RB_EINPUT;
+    int rc = network_whole(doc, file, host, e);
+    if (!rc)
+        rc = fitted_link(doc, file, member, out, label, labellen, e);
     json_decref(doc);
     return rc;
 }
