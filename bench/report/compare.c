@@ -48,14 +48,10 @@ static int row_fail(rb_err *e, const cmp_doc *d, size_t i, const char *what)
     return rb_fail(e, RB_EINPUT, "%s: row %zu: %s", d->shown, i + 1, what);
 }
 
-static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
-                    rb_err *e)
+/* The row's kernel, form and dtype: names a key may hold. */
+static int row_names(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
+                     rb_err *e)
 {
-    memset(r, 0, sizeof(*r));
-    r->index = i;
-    r->attainable = NAN;
-    if (!json_is_object(j))
-        return row_fail(e, d, i, "not an object");
     const char *k = str_at(j, "kernel"), *f = str_at(j, "form"),
                *t = str_at(j, "dtype");
     if (!k)
@@ -75,6 +71,14 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
     snprintf(r->kernel, sizeof(r->kernel), "%s", k);
     snprintf(r->form, sizeof(r->form), "%s", f);
     snprintf(r->dtype, sizeof(r->dtype), "%s", t);
+    return RB_OK;
+}
+
+/* The row's shape and team, and with its names the key that matches it
+ * to the other side's row. */
+static int row_key(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
+                   rb_err *e)
+{
     json_t *sh = json_object_get(j, "shape");
     r->shape.n = dim(sh, "n");
     r->shape.p = dim(sh, "p");
@@ -89,10 +93,13 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
     snprintf(r->key, sizeof(r->key), "%s %s %s %zux%zux%zu %dt", r->kernel,
              r->form, r->dtype, r->shape.n, r->shape.p, r->shape.m,
              r->threads);
-    json_t *fl = json_object_get(j, "flops");
-    r->flops = json_is_number(fl) ? json_number_value(fl) : 0.0;
-    if (!(r->flops > 0.0) || !isfinite(r->flops))
-        return row_fail(e, d, i, "flops is not a number above zero");
+    return RB_OK;
+}
+
+/* The raw samples: 1 to 3000 times, each a number above zero. */
+static int row_samples(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
+                       rb_err *e)
+{
     json_t *s = json_object_get(j, "samples_s");
     if (!json_is_array(s) || json_array_size(s) == 0)
         return row_fail(e, d, i, "no samples_s (the raw samples)");
@@ -120,6 +127,25 @@ static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
         }
         r->samples[q] = x;
     }
+    return RB_OK;
+}
+
+static int read_row(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
+                    rb_err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->index = i;
+    r->attainable = NAN;
+    if (!json_is_object(j))
+        return row_fail(e, d, i, "not an object");
+    if (row_names(d, j, i, r, e) || row_key(d, j, i, r, e))
+        return RB_EINPUT;
+    json_t *fl = json_object_get(j, "flops");
+    r->flops = json_is_number(fl) ? json_number_value(fl) : 0.0;
+    if (!(r->flops > 0.0) || !isfinite(r->flops))
+        return row_fail(e, d, i, "flops is not a number above zero");
+    if (row_samples(d, j, i, r, e))
+        return RB_EINPUT;
     json_t *ver = json_object_get(j, "verify");
     json_t *passed = json_is_object(ver) ? json_object_get(ver, "passed")
                                          : NULL;
