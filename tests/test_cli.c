@@ -759,6 +759,172 @@ static void scaled_ceilings(const char *src, const char *dst, double scale,
     json_decref(doc);
 }
 
+/* One point of the tiny sweep: its batch and shape, six samples over two
+ * rounds, verified, the peak, read bandwidth and (for a matmul) the
+ * streaming probe measured around it, its bound with them, and its exact
+ * bytes; the points marked '!' and '+' counted, and matmul_blocked's
+ * smallest fraction of its roof at f32, B = 1 and 2, kept. */
+static void sweep_point(json_t *p, int *above_json, int *over_json,
+                        double *frac_min)
+{
+    const json_int_t b = json_integer_value(json_object_get(p, "batch"));
+    CHECK(b >= 1 && b <= 4);
+    CHECK_INT(json_integer_value(
+                  json_object_get(json_object_get(p, "shape"), "n")),
+              b);
+    /* three samples a round, the first round's first */
+    json_t *rounds = json_object_get(p, "sample_rounds");
+    CHECK_INT(json_array_size(json_object_get(p, "samples_s")), 6);
+    CHECK_INT(json_array_size(rounds), 6);
+    for (size_t q = 0; q < json_array_size(rounds); q++)
+        CHECK_INT(json_integer_value(json_array_get(rounds, q)),
+                  q < 3 ? 0 : 1);
+    CHECK(json_is_true(
+        json_object_get(json_object_get(p, "verify"), "passed")));
+    /* the peak the team got around the point, and the bound with it */
+    json_t *pn = json_object_get(p, "peak_now_gflops");
+    CHECK(json_number_value(json_object_get(pn, "before")) > 0.0);
+    CHECK(json_number_value(json_object_get(pn, "after")) > 0.0);
+    /* and the read bandwidth from its largest input, a whole number
+     * of the read kernel's blocks (512 bytes) of it */
+    json_t *rd = json_object_get(p, "read_now_gbs");
+    CHECK(json_number_value(json_object_get(rd, "before")) > 0.0);
+    CHECK(json_number_value(json_object_get(rd, "after")) > 0.0);
+    const json_int_t rbytes =
+        json_integer_value(json_object_get(rd, "bytes"));
+    CHECK(rbytes > 0 && rbytes % 512 == 0);
+    json_t *rn = json_object_get(p, "roof_now");
+    const double np = json_number_value(json_object_get(rn, "peak_gflops")),
+                 nr = json_number_value(json_object_get(rn, "read_gbs")),
+                 nb = json_number_value(json_object_get(rn, "gflops")),
+                 in = json_number_value(json_object_get(p, "intensity"));
+    CHECK(np > 0.0 && nb > 0.0 && nb <= np * (1.0 + 1e-12));
+    CHECK(nr > 0.0 && in > 0.0 && nb <= in * nr * (1.0 + 1e-9));
+    /* the streaming probe around every matmul point: its weights with
+     * B FMAs a weight; none around the contrast's */
+    const char *k = jstr(p, "kernel", NULL);
+    json_t *fs = json_object_get(p, "fmastream_now_gflops");
+    if (k && strncmp(k, "matmul", 6) == 0) {
+        CHECK(json_number_value(json_object_get(fs, "before")) > 0.0);
+        CHECK(json_number_value(json_object_get(fs, "after")) > 0.0);
+        CHECK_INT(json_integer_value(
+                      json_object_get(fs, "fmas_per_element")),
+                  b);
+        json_t *pr = json_object_get(p, "probe");
+        const double pg =
+            json_number_value(json_object_get(pr, "gflops"));
+        CHECK(pg > 0.0);
+        CHECK(fabs(json_number_value(json_object_get(pr, "fraction")) -
+                   json_number_value(json_object_get(
+                       json_object_get(p, "gflop_per_s"), "best")) /
+                       pg) < 1e-9);
+    } else {
+        CHECK(fs == NULL);
+        CHECK(json_object_get(p, "probe") == NULL);
+    }
+    /* the table marks a point as run marks a row: '!' above its
+     * roof by more than the roof's spread, '+' over 100% within it */
+    json_t *place = json_object_get(p, "roofline");
+    const int above =
+        json_is_true(json_object_get(place, "above_measured_roof"));
+    *above_json += above;
+    const double frac =
+        json_number_value(json_object_get(place, "fraction_of_attainable"));
+    *over_json += !above && frac > 1.0;
+    if (strcmp(jstr(p, "kernel", NULL), "matmul_blocked") == 0 &&
+        strcmp(jstr(p, "dtype", NULL), "f32") == 0 && b <= 2 &&
+        frac > 0.0 && !(*frac_min <= frac))
+        *frac_min = frac;
+    /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
+    const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;
+    if (k && strncmp(k, "matmul", 6) == 0)
+        CHECK(json_integer_value(json_object_get(p, "bytes")) ==
+              (json_int_t)(el * (b * 96 + 96 * 80 + b * 80)));
+}
+
+/* The tiny sweep's curves and knees, the probe's curves, and tpu-v5e's
+ * threshold. */
+static void sweep_curves(json_t *doc)
+{
+    size_t i;
+    json_t *curves = json_object_get(doc, "curves");
+    CHECK_INT(json_array_size(curves), 6);
+    json_t *c;
+    json_array_foreach(curves, i, c)
+    {
+        CHECK_INT(json_integer_value(json_object_get(c, "points")), 4);
+        CHECK(json_number_value(json_object_get(c, "plateau_gflops")) > 0.0);
+        json_t *k50 = json_object_get(c, "knee50");
+        CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
+        CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
+    }
+    /* the probe's own curve per dtype, with a point at every B */
+    json_t *pcs = json_object_get(doc, "probe_curves");
+    CHECK_INT(json_array_size(pcs), 2);
+    json_array_foreach(pcs, i, c)
+    {
+        CHECK_INT(json_array_size(json_object_get(c, "points")), 4);
+        CHECK(json_number_value(json_object_get(c, "knee50")) >= 1.0);
+    }
+    json_t *pred = json_array_get(json_object_get(doc, "predictions"), 0);
+    CHECK_STR_HAS(jstr(pred, "profile", NULL), "tpu-v5e");
+    const double wo =
+        json_number_value(json_object_get(pred, "threshold_batch_weights_only"));
+    CHECK(wo > 230.0 && wo < 250.0); /* 197 TFLOP/s / 819 GB/s, bf16 */
+}
+
+/* Roofs a thousandth of what was measured: every point lies above its
+ * roof, past its spread, and is marked '!', in the table and its note;
+ * then every roof scaled by a third of the smallest fraction of its
+ * roof that matmul_blocked reached at f32, B = 1 and 2, above (so that
+ * those points lie at 1 to 11 times their roof even if the machine has
+ * since slowed down or sped up threefold), with spreads of 10: every
+ * point over its roof within its spread, marked '+' */
+static void sweep_marks(double frac_min)
+{
+    result r;
+    char lowfile[700], lowout[700];
+    const char *marked[] = {
+        "sweep",     "--p",         "96",      "--m",        "80",
+        "--batch",   "1:2",         "--dtype", "f32",        "--threads",
+        "1",         "--kernel",    "matmul_blocked",        "--min-time",
+        "0.001",     "--samples",   "3",       "--rounds",   "1",
+        "--profile", "tpu-v5e",     "--ceilings",            lowfile,
+        "--out",     lowout,        NULL};
+    snprintf(lowfile, sizeof(lowfile), "%s/low-ceilings.json", ceildir);
+    snprintf(lowout, sizeof(lowout), "%s/sweep-low", ceildir);
+    scaled_ceilings(ceilfile, lowfile, 1e-3, -1.0);
+    run(workdir, marked, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_INT(count_marked(r.out, '!'), 2);
+    CHECK_INT(count_marked(r.out, '+'), 0);
+    CHECK_STR_HAS(r.out, "! 2 points above the measured roof");
+    CHECK(frac_min > 0.0);
+    snprintf(lowfile, sizeof(lowfile), "%s/near-ceilings.json", ceildir);
+    snprintf(lowout, sizeof(lowout), "%s/sweep-near", ceildir);
+    scaled_ceilings(ceilfile, lowfile, frac_min / 3.0, 10.0);
+    run(workdir, marked, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_INT(count_marked(r.out, '+'), 2);
+    CHECK_INT(count_marked(r.out, '!'), 0);
+    CHECK_STR_HAS(r.out, "+ 2 points over 100% of the roof but within its "
+                         "spread");
+}
+
+/* A level the roofline does not have: refused before any work. */
+static void sweep_bad_level(void)
+{
+    result r;
+    const char *bad[] = {"sweep",     "--weights", "DRAM",  "--threads",
+                         "1",         "--dtype",   "f32",   "--ceilings",
+                         ceilfile,    NULL};
+    run(workdir, bad, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "--weights DRAM: no DRAM plateau in the 1-thread "
+                         "roofline");
+    CHECK_INT(count_entries(workdir), 0);
+}
+
 static void test_sweep(void)
 {
     char out[600], path[700];
@@ -796,81 +962,7 @@ static void test_sweep(void)
     int above_json = 0, over_json = 0;
     double frac_min = NAN; /* matmul_blocked's, f32, B = 1 and 2 */
     json_array_foreach(points, i, p)
-    {
-        const json_int_t b = json_integer_value(json_object_get(p, "batch"));
-        CHECK(b >= 1 && b <= 4);
-        CHECK_INT(json_integer_value(
-                      json_object_get(json_object_get(p, "shape"), "n")),
-                  b);
-        /* three samples a round, the first round's first */
-        json_t *rounds = json_object_get(p, "sample_rounds");
-        CHECK_INT(json_array_size(json_object_get(p, "samples_s")), 6);
-        CHECK_INT(json_array_size(rounds), 6);
-        for (size_t q = 0; q < json_array_size(rounds); q++)
-            CHECK_INT(json_integer_value(json_array_get(rounds, q)),
-                      q < 3 ? 0 : 1);
-        CHECK(json_is_true(
-            json_object_get(json_object_get(p, "verify"), "passed")));
-        /* the peak the team got around the point, and the bound with it */
-        json_t *pn = json_object_get(p, "peak_now_gflops");
-        CHECK(json_number_value(json_object_get(pn, "before")) > 0.0);
-        CHECK(json_number_value(json_object_get(pn, "after")) > 0.0);
-        /* and the read bandwidth from its largest input, a whole number
-         * of the read kernel's blocks (512 bytes) of it */
-        json_t *rd = json_object_get(p, "read_now_gbs");
-        CHECK(json_number_value(json_object_get(rd, "before")) > 0.0);
-        CHECK(json_number_value(json_object_get(rd, "after")) > 0.0);
-        const json_int_t rbytes =
-            json_integer_value(json_object_get(rd, "bytes"));
-        CHECK(rbytes > 0 && rbytes % 512 == 0);
-        json_t *rn = json_object_get(p, "roof_now");
-        const double np = json_number_value(json_object_get(rn, "peak_gflops")),
-                     nr = json_number_value(json_object_get(rn, "read_gbs")),
-                     nb = json_number_value(json_object_get(rn, "gflops")),
-                     in = json_number_value(json_object_get(p, "intensity"));
-        CHECK(np > 0.0 && nb > 0.0 && nb <= np * (1.0 + 1e-12));
-        CHECK(nr > 0.0 && in > 0.0 && nb <= in * nr * (1.0 + 1e-9));
-        /* the streaming probe around every matmul point: its weights with
-         * B FMAs a weight; none around the contrast's */
-        const char *k = jstr(p, "kernel", NULL);
-        json_t *fs = json_object_get(p, "fmastream_now_gflops");
-        if (k && strncmp(k, "matmul", 6) == 0) {
-            CHECK(json_number_value(json_object_get(fs, "before")) > 0.0);
-            CHECK(json_number_value(json_object_get(fs, "after")) > 0.0);
-            CHECK_INT(json_integer_value(
-                          json_object_get(fs, "fmas_per_element")),
-                      b);
-            json_t *pr = json_object_get(p, "probe");
-            const double pg =
-                json_number_value(json_object_get(pr, "gflops"));
-            CHECK(pg > 0.0);
-            CHECK(fabs(json_number_value(json_object_get(pr, "fraction")) -
-                       json_number_value(json_object_get(
-                           json_object_get(p, "gflop_per_s"), "best")) /
-                           pg) < 1e-9);
-        } else {
-            CHECK(fs == NULL);
-            CHECK(json_object_get(p, "probe") == NULL);
-        }
-        /* the table marks a point as run marks a row: '!' above its
-         * roof by more than the roof's spread, '+' over 100% within it */
-        json_t *place = json_object_get(p, "roofline");
-        const int above =
-            json_is_true(json_object_get(place, "above_measured_roof"));
-        above_json += above;
-        const double frac =
-            json_number_value(json_object_get(place, "fraction_of_attainable"));
-        over_json += !above && frac > 1.0;
-        if (strcmp(jstr(p, "kernel", NULL), "matmul_blocked") == 0 &&
-            strcmp(jstr(p, "dtype", NULL), "f32") == 0 && b <= 2 &&
-            frac > 0.0 && !(frac_min <= frac))
-            frac_min = frac;
-        /* exact compulsory bytes: s (BP + PM + BM) for the matmuls */
-        const double el = strcmp(jstr(p, "dtype", NULL), "f32") ? 8.0 : 4.0;
-        if (k && strncmp(k, "matmul", 6) == 0)
-            CHECK(json_integer_value(json_object_get(p, "bytes")) ==
-                  (json_int_t)(el * (b * 96 + 96 * 80 + b * 80)));
-    }
+        sweep_point(p, &above_json, &over_json, &frac_min);
     CHECK_INT(count_marked(r.out, '!'), above_json);
     CHECK_INT(count_marked(r.out, '+'), over_json);
     char note[96];
@@ -880,30 +972,7 @@ static void test_sweep(void)
         CHECK_STR_HAS(r.out, note);
     else
         CHECK(strstr(r.out, "above the measured roof") == NULL);
-    json_t *curves = json_object_get(doc, "curves");
-    CHECK_INT(json_array_size(curves), 6);
-    json_t *c;
-    json_array_foreach(curves, i, c)
-    {
-        CHECK_INT(json_integer_value(json_object_get(c, "points")), 4);
-        CHECK(json_number_value(json_object_get(c, "plateau_gflops")) > 0.0);
-        json_t *k50 = json_object_get(c, "knee50");
-        CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
-        CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
-    }
-    /* the probe's own curve per dtype, with a point at every B */
-    json_t *pcs = json_object_get(doc, "probe_curves");
-    CHECK_INT(json_array_size(pcs), 2);
-    json_array_foreach(pcs, i, c)
-    {
-        CHECK_INT(json_array_size(json_object_get(c, "points")), 4);
-        CHECK(json_number_value(json_object_get(c, "knee50")) >= 1.0);
-    }
-    json_t *pred = json_array_get(json_object_get(doc, "predictions"), 0);
-    CHECK_STR_HAS(jstr(pred, "profile", NULL), "tpu-v5e");
-    const double wo =
-        json_number_value(json_object_get(pred, "threshold_batch_weights_only"));
-    CHECK(wo > 230.0 && wo < 250.0); /* 197 TFLOP/s / 819 GB/s, bf16 */
+    sweep_curves(doc);
     json_decref(doc);
     snprintf(path, sizeof(path), "%s/sweep.csv", out);
     CHECK_INT(lines_of(path), 25);
@@ -912,50 +981,8 @@ static void test_sweep(void)
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
-
-    /* roofs a thousandth of what was measured: every point lies above its
-     * roof, past its spread, and is marked '!', in the table and its note;
-     * then every roof scaled by a third of the smallest fraction of its
-     * roof that matmul_blocked reached at f32, B = 1 and 2, above (so that
-     * those points lie at 1 to 11 times their roof even if the machine has
-     * since slowed down or sped up threefold), with spreads of 10: every
-     * point over its roof within its spread, marked '+' */
-    char lowfile[700], lowout[700];
-    const char *marked[] = {
-        "sweep",     "--p",         "96",      "--m",        "80",
-        "--batch",   "1:2",         "--dtype", "f32",        "--threads",
-        "1",         "--kernel",    "matmul_blocked",        "--min-time",
-        "0.001",     "--samples",   "3",       "--rounds",   "1",
-        "--profile", "tpu-v5e",     "--ceilings",            lowfile,
-        "--out",     lowout,        NULL};
-    snprintf(lowfile, sizeof(lowfile), "%s/low-ceilings.json", ceildir);
-    snprintf(lowout, sizeof(lowout), "%s/sweep-low", ceildir);
-    scaled_ceilings(ceilfile, lowfile, 1e-3, -1.0);
-    run(workdir, marked, &r);
-    CHECK_INT(r.status, 0);
-    CHECK_INT(count_marked(r.out, '!'), 2);
-    CHECK_INT(count_marked(r.out, '+'), 0);
-    CHECK_STR_HAS(r.out, "! 2 points above the measured roof");
-    CHECK(frac_min > 0.0);
-    snprintf(lowfile, sizeof(lowfile), "%s/near-ceilings.json", ceildir);
-    snprintf(lowout, sizeof(lowout), "%s/sweep-near", ceildir);
-    scaled_ceilings(ceilfile, lowfile, frac_min / 3.0, 10.0);
-    run(workdir, marked, &r);
-    CHECK_INT(r.status, 0);
-    CHECK_INT(count_marked(r.out, '+'), 2);
-    CHECK_INT(count_marked(r.out, '!'), 0);
-    CHECK_STR_HAS(r.out, "+ 2 points over 100% of the roof but within its "
-                         "spread");
-
-    /* a level the roofline does not have: refused before any work */
-    const char *bad[] = {"sweep",     "--weights", "DRAM",  "--threads",
-                         "1",         "--dtype",   "f32",   "--ceilings",
-                         ceilfile,    NULL};
-    run(workdir, bad, &r);
-    CHECK_INT(r.status, 2);
-    CHECK_STR_HAS(r.err, "--weights DRAM: no DRAM plateau in the 1-thread "
-                         "roofline");
-    CHECK_INT(count_entries(workdir), 0);
+    sweep_marks(frac_min);
+    sweep_bad_level();
 }
 
 int main(int argc, char **argv)
