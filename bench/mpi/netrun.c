@@ -326,6 +326,62 @@ static int window(void *v, uint64_t iters)
     return RB_OK;
 }
 
+/* The windowed bandwidth's window at a size: as many messages as the
+ * buffer budget holds, 1 to NET_WINDOW. */
+static int window_of(const net_plan *p, uint64_t bytes)
+{
+    const uint64_t w = p->buffer_budget / bytes;
+    return (int)(w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w);
+}
+
+/* The pair's message buffers: the largest message to send, the largest
+ * window to receive. Collective (the ranks agree on the outcome). */
+static int p2p_buffers(const net_plan *p, int in_pair, p2p_ctx *c, rb_err *e)
+{
+    const uint64_t most = p->sizes[p->nsizes - 1];
+    size_t rbytes = (size_t)most;
+    if (p->parts & NET_BANDWIDTH)
+        for (size_t i = 0; i < p->nsizes; i++) {
+            const uint64_t w = (uint64_t)window_of(p, p->sizes[i]);
+            if (w * p->sizes[i] > rbytes)
+                rbytes = (size_t)(w * p->sizes[i]);
+        }
+    int rc = RB_OK;
+    if (in_pair) {
+        c->sbuf =
+            aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
+        c->rbuf = aligned_alloc(ALIGN, (rbytes + ALIGN - 1) / ALIGN * ALIGN);
+        if (!c->sbuf || !c->rbuf)
+            rc = rb_fail(e, RB_EINPUT,
+                         "out of memory for %zu bytes of message buffers",
+                         (size_t)most + rbytes);
+    }
+    return netrun_agree(rc, e);
+}
+
+/* One size of the ping-pong (part 0) or the windowed bandwidth (part 1)
+ * on the pair: the messages filled, timed, and checked (ping-pong: both
+ * ends; the window: the receiver, every buffer of it). This rank's
+ * status. */
+static int p2p_point(const net_plan *p, p2p_ctx *c, int part, int other,
+                     net_point *pt, rb_err *e)
+{
+    const uint64_t bytes = pt->bytes;
+    c->bytes = (size_t)bytes;
+    c->window = pt->window;
+    fill(c->sbuf, c->bytes, world_rank(), bytes);
+    spoil(c->rbuf, c->bytes * (size_t)pt->window, other, bytes);
+    int rc = timed(c->pair, p, part == 0 ? pingpong : window, c,
+                   part == 0 ? 0.5 : 1.0, &pt->t);
+    if (!rc && (part == 0 || c->me == 1))
+        for (int k = 0; !rc && k < pt->window; k++)
+            rc = check(c->rbuf + (size_t)k * c->bytes, c->bytes, other, bytes,
+                       part == 0 ? "a ping-pong message"
+                                 : "a windowed message",
+                       e);
+    return rc;
+}
+
 static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
                           rb_err *e)
 {
@@ -335,27 +391,8 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
     const int in_pair = me == 0 || me == r->peer;
     MPI_Comm pair;
     MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, me, &pair);
-    const uint64_t most = p->sizes[p->nsizes - 1];
-    int rc = RB_OK;
     p2p_ctx c = {.pair = pair, .me = me == 0 ? 0 : 1};
-    size_t rbytes = (size_t)most;
-    if (p->parts & NET_BANDWIDTH)
-        for (size_t i = 0; i < p->nsizes; i++) {
-            uint64_t w = p->buffer_budget / p->sizes[i];
-            w = w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w;
-            if (w * p->sizes[i] > rbytes)
-                rbytes = (size_t)(w * p->sizes[i]);
-        }
-    if (in_pair) {
-        c.sbuf =
-            aligned_alloc(ALIGN, ((size_t)most + ALIGN - 1) / ALIGN * ALIGN);
-        c.rbuf = aligned_alloc(ALIGN, (rbytes + ALIGN - 1) / ALIGN * ALIGN);
-        if (!c.sbuf || !c.rbuf)
-            rc = rb_fail(e, RB_EINPUT,
-                         "out of memory for %zu bytes of message buffers",
-                         (size_t)most + rbytes);
-    }
-    rc = netrun_agree(rc, e);
+    int rc = p2p_buffers(p, in_pair, &c, e);
     const int other = me == 0 ? r->peer : 0;
     for (int part = 0; !rc && part < 2 && !r->interrupted; part++) {
         const unsigned which = part == 0 ? NET_LATENCY : NET_BANDWIDTH;
@@ -374,28 +411,10 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
                               part == 0 ? "ping-pong latency"
                                         : "windowed bandwidth",
                               (unsigned long long)bytes, i + 1, p->nsizes);
-            net_point pt = {.bytes = bytes, .window = 1};
-            if (part == 1) {
-                uint64_t w = p->buffer_budget / bytes;
-                pt.window = (int)(w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w);
-            }
-            if (in_pair) {
-                c.bytes = (size_t)bytes;
-                c.window = pt.window;
-                fill(c.sbuf, c.bytes, me, bytes);
-                spoil(c.rbuf, c.bytes * (size_t)pt.window, other, bytes);
-                rc = timed(pair, p, part == 0 ? pingpong : window, &c,
-                           part == 0 ? 0.5 : 1.0, &pt.t);
-                /* ping-pong: both ends check; the window: the receiver
-                 * checks every buffer of the window */
-                if (!rc && (part == 0 || c.me == 1))
-                    for (int k = 0; !rc && k < pt.window; k++)
-                        rc = check(c.rbuf + (size_t)k * c.bytes, c.bytes, other,
-                                   bytes,
-                                   part == 0 ? "a ping-pong message"
-                                             : "a windowed message",
-                                   e);
-            }
+            net_point pt = {.bytes = bytes,
+                            .window = part == 1 ? window_of(p, bytes) : 1};
+            if (in_pair)
+                rc = p2p_point(p, &c, part, other, &pt, e);
             rc = netrun_agree(rc, e);
             if (!rc && me == 0) {
                 interrupt_lock();
