@@ -225,6 +225,82 @@ static int read_context(cmp_doc *d, json_t *ctx)
     return RB_OK;
 }
 
+/* The document's rows, if it is one compare reads: a run's (rows) or a
+ * sweep's (points), of schema version 1, complete, with rows and a
+ * context block; the schema into d. NULL once the failure is recorded. */
+static json_t *doc_rows(json_t *doc, cmp_doc *d, rb_err *e)
+{
+    const char *schema = str_at(doc, "schema");
+    json_t *ver = json_object_get(doc, "schema_version");
+    const char *status = str_at(doc, "status");
+    const char *rows_name = NULL;
+    char shown[64];
+    if (!json_is_object(doc) || !schema) {
+        rb_fail(e, RB_EINPUT, "%s: no schema: not a roofbench results document",
+                d->shown);
+        return NULL;
+    }
+    if (strcmp(schema, "roofbench.run") == 0) {
+        rows_name = "rows";
+    } else if (strcmp(schema, "roofbench.sweep") == 0) {
+        rows_name = "points";
+    } else {
+        text_escape(schema, shown, sizeof(shown));
+        rb_fail(e, RB_EINPUT,
+                "%s: schema '%s': compare reads roofbench.run "
+                "(results.json) and roofbench.sweep (sweep.json)",
+                d->shown, shown);
+        return NULL;
+    }
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
+        rb_fail(e, RB_EINPUT,
+                "%s: schema version %s: this roofbench reads version 1",
+                d->shown, json_is_integer(ver) ? "other than 1" : "missing");
+        return NULL;
+    }
+    if (!status || strcmp(status, "complete") != 0) {
+        text_escape(status ? status : "missing", shown, sizeof(shown));
+        rb_fail(e, RB_EINPUT,
+                "%s: status '%s': only a complete run can be compared",
+                d->shown, shown);
+        return NULL;
+    }
+    json_t *rows = json_object_get(doc, rows_name);
+    if (!json_is_array(rows))
+        rb_fail(e, RB_EINPUT, "%s: no '%s' array", d->shown, rows_name);
+    else if (json_array_size(rows) == 0)
+        rb_fail(e, RB_EINPUT, "%s: holds no rows", d->shown);
+    else if (!json_is_object(json_object_get(doc, "context")))
+        rb_fail(e, RB_EINPUT,
+                "%s: no context block (the host the run measured)", d->shown);
+    else {
+        snprintf(d->schema, sizeof(d->schema), "%s", schema);
+        return rows;
+    }
+    return NULL;
+}
+
+/* One key, one row: which of two would be meant? */
+static int keys_unique(const cmp_doc *d, rb_err *e)
+{
+    const cmp_row **by = malloc((d->nrows + 1) * sizeof(*by));
+    if (!by)
+        return rb_fail(e, RB_EINPUT, "out of memory");
+    for (size_t i = 0; i < d->nrows; i++)
+        by[i] = &d->rows[i];
+    qsort(by, d->nrows, sizeof(*by), cmp_key);
+    int rc = RB_OK;
+    for (size_t i = 1; !rc && i < d->nrows; i++)
+        if (strcmp(by[i - 1]->key, by[i]->key) == 0) {
+            const size_t a = by[i - 1]->index, b = by[i]->index;
+            rc = rb_fail(e, RB_EINPUT, "%s: rows %zu and %zu are both '%s'",
+                         d->shown, (a < b ? a : b) + 1, (a < b ? b : a) + 1,
+                         by[i]->key);
+        }
+    free(by);
+    return rc;
+}
+
 static int load_one(const char *path, cmp_doc *d, rb_err *e)
 {
     memset(d, 0, sizeof(*d));
@@ -236,50 +312,9 @@ static int load_one(const char *path, cmp_doc *d, rb_err *e)
     if (!doc)
         return rb_fail(e, RB_EINPUT, "%s: not JSON, or cut short (line %d: %s)",
                        d->shown, je.line, je.text);
-    int rc = RB_OK;
-    const char *schema = str_at(doc, "schema");
-    json_t *ver = json_object_get(doc, "schema_version");
-    const char *status = str_at(doc, "status");
-    const char *rows_name = NULL;
-    if (!json_is_object(doc) || !schema) {
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s: no schema: not a roofbench results document",
-                     d->shown);
-    } else if (strcmp(schema, "roofbench.run") == 0) {
-        rows_name = "rows";
-    } else if (strcmp(schema, "roofbench.sweep") == 0) {
-        rows_name = "points";
-    } else {
-        char shown[64];
-        text_escape(schema, shown, sizeof(shown));
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s: schema '%s': compare reads roofbench.run "
-                     "(results.json) and roofbench.sweep (sweep.json)",
-                     d->shown, shown);
-    }
-    if (!rc && (!json_is_integer(ver) || json_integer_value(ver) != 1))
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s: schema version %s: this roofbench reads version 1",
-                     d->shown,
-                     json_is_integer(ver) ? "other than 1" : "missing");
-    if (!rc && (!status || strcmp(status, "complete") != 0)) {
-        char shown[64];
-        text_escape(status ? status : "missing", shown, sizeof(shown));
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s: status '%s': only a complete run can be compared",
-                     d->shown, shown);
-    }
-    json_t *rows = rc ? NULL : json_object_get(doc, rows_name);
-    if (!rc && !json_is_array(rows))
-        rc = rb_fail(e, RB_EINPUT, "%s: no '%s' array", d->shown, rows_name);
-    if (!rc && json_array_size(rows) == 0)
-        rc = rb_fail(e, RB_EINPUT, "%s: holds no rows", d->shown);
-    if (!rc && !json_is_object(json_object_get(doc, "context")))
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s: no context block (the host the run measured)",
-                     d->shown);
+    json_t *rows = doc_rows(doc, d, e);
+    int rc = rows ? RB_OK : RB_EINPUT;
     if (!rc) {
-        snprintf(d->schema, sizeof(d->schema), "%s", schema);
         read_context(d, json_object_get(doc, "context"));
         d->nrows = json_array_size(rows);
         d->rows = calloc(d->nrows, sizeof(*d->rows));
@@ -289,24 +324,8 @@ static int load_one(const char *path, cmp_doc *d, rb_err *e)
     for (size_t i = 0; !rc && i < d->nrows; i++)
         rc = read_row(d, json_array_get(rows, i), i, &d->rows[i], e);
     json_decref(doc);
-    if (!rc) {
-        /* one key, one row: which of two would be meant? */
-        const cmp_row **by = malloc(d->nrows * sizeof(*by));
-        if (!by)
-            rc = rb_fail(e, RB_EINPUT, "out of memory");
-        for (size_t i = 0; !rc && i < d->nrows; i++)
-            by[i] = &d->rows[i];
-        if (!rc)
-            qsort(by, d->nrows, sizeof(*by), cmp_key);
-        for (size_t i = 1; !rc && i < d->nrows; i++)
-            if (strcmp(by[i - 1]->key, by[i]->key) == 0) {
-                const size_t a = by[i - 1]->index, b = by[i]->index;
-                rc = rb_fail(e, RB_EINPUT, "%s: rows %zu and %zu are both '%s'",
-                             d->shown, (a < b ? a : b) + 1, (a < b ? b : a) + 1,
-                             by[i]->key);
-            }
-        free(by);
-    }
+    if (!rc)
+        rc = keys_unique(d, e);
     if (rc)
         cmp_free(d);
     return rc;
