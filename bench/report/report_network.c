@@ -756,7 +756,9 @@ static void text_allreduce(const network_doc *d, const network_analysis *a,
         fprintf(f, "all-reduce link fit: unavailable: %s\n", a->link_why);
 }
 
-static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
+/* Every point of the sharded product: its steps' median times and
+ * whether each was verified. */
+static void shard_points_text(const network_doc *d, FILE *f)
 {
     const net_result *r = d->res;
     fprintf(f,
@@ -774,6 +776,13 @@ static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
             net_timing_median(&s->comm) * 1e6, net_timing_median(&s->seq) * 1e6,
             net_timing_median(&s->overlap) * 1e6, s->verified ? "yes" : "NO");
     }
+}
+
+/* Each curve's crossover D: C, W, the prediction, the measured D and
+ * their ratio, with the ping-pong's W, and where overlapping keeps within
+ * 10% of compute. */
+static void crossover_text(const network_analysis *a, FILE *f)
+{
     fprintf(f, "\ncrossover D: predicted D* = (N-1) s C / W (C: the compute "
                "step's FLOP/s per rank, median over D; W: link.mpi), measured "
                "where compute rises above the all-reduce (its median over "
@@ -798,9 +807,14 @@ static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
                 rb_dtype_name(c->dt), (unsigned long long)c->b, c->c / 1e9, w,
                 ds, m, ratio, dp, o);
     }
-    /* what overlapping bought: the overlapped step against the
-     * sequence where the all-reduce matters most (the smallest D) and
-     * where it matters least (the largest) */
+}
+
+/* What overlapping bought: the overlapped step against the sequence where
+ * the all-reduce matters most (the smallest D) and where it matters least
+ * (the largest). */
+static void overlap_text(const net_result *r, const network_analysis *a,
+                         FILE *f)
+{
     fprintf(f, "overlapped / in sequence, at the smallest and the largest "
                "D:");
     for (size_t k = 0; k < a->ncurves; k++) {
@@ -816,7 +830,11 @@ static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
                "the ranks' own cores, and OpenMPI drives a non-blocking "
                "all-reduce only inside MPI calls: there is little idle "
                "time to hide it in)\n");
-    /* B cancels: the measured crossovers of one dtype side by side */
+}
+
+/* B cancels: the measured crossovers of one dtype side by side. */
+static void b_cancels_text(const network_analysis *a, FILE *f)
+{
     for (int dt = 0; dt < RB_NDTYPES; dt++) {
         double lo = INFINITY, hi = 0;
         uint64_t blo = 0, bhi = 0;
@@ -840,6 +858,14 @@ static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
                     rb_dtype_name((rb_dtype)dt), (unsigned long long)bhi,
                     (unsigned long long)blo, hi / lo);
     }
+}
+
+static void text_shard(const network_doc *d, const network_analysis *a, FILE *f)
+{
+    shard_points_text(d, f);
+    crossover_text(a, f);
+    overlap_text(d->res, a, f);
+    b_cancels_text(a, f);
 }
 
 void report_network_text(const network_doc *d, const network_analysis *a,
