@@ -87,6 +87,68 @@ static const flag_table compare_table = {
     "row is\nmissing from current), 2 bad input.",
     1};
 
+/* The test's settings from the flags: --threshold, --by, one output. */
+static int settings_of(const compare_opts *o, cmp_settings *set, rb_err *e)
+{
+    *set = (cmp_settings){.alpha = o->alpha,
+                          .noise_z = o->noise_z,
+                          .noise_cap = o->noise_cap,
+                          .holm = o->holm};
+    if (parse_fraction("--threshold", o->threshold, 0.99, &set->threshold, e))
+        return RB_EINPUT;
+    if (strcmp(o->by, "time") == 0)
+        set->by_efficiency = 0;
+    else if (strcmp(o->by, "efficiency") == 0)
+        set->by_efficiency = 1;
+    else {
+        char shown[64];
+        text_escape(o->by, shown, sizeof(shown));
+        return rb_fail(e, RB_EINPUT, "--by '%s': time or efficiency", shown);
+    }
+    if (o->json && o->markdown)
+        return rb_fail(e, RB_EINPUT, "--json and --markdown: choose one");
+    return RB_OK;
+}
+
+/* Whether the two documents may be compared: one schema, one host (unless
+ * allowed; the difference, if any, into diff either way). */
+static int comparable(const cmp_doc *base, const cmp_doc *cur, int allow_host,
+                      char *diff, size_t dlen, rb_err *e)
+{
+    if (strcmp(base->schema, cur->schema) != 0)
+        return rb_fail(e, RB_EINPUT,
+                       "%s is a %s document, %s a %s one: compare a run with "
+                       "a run, a sweep with a sweep",
+                       base->shown, base->schema, cur->shown, cur->schema);
+    cmp_host_diff(base, cur, diff, dlen);
+    if (diff[0] && !allow_host)
+        return rb_fail(e, RB_EINPUT,
+                       "the runs come from different hosts: %s "
+                       "(--allow-host-mismatch compares them anyway)",
+                       diff);
+    return RB_OK;
+}
+
+/* The comparison in the output asked for; the exit status it calls for
+ * (2 where the JSON could not be written). */
+static int print_comparison(const compare_opts *o, compare_view *v,
+                            rb_err *e)
+{
+    v->status = report_compare_status(v->res, o->allow_missing);
+    if (o->json) {
+        char *s = report_compare_json(v, e);
+        if (!s)
+            return 2;
+        puts(s);
+        free(s);
+    } else if (o->markdown) {
+        report_compare_markdown(v, stdout);
+    } else {
+        report_compare_text(v, stdout);
+    }
+    return v->status;
+}
+
 static int compare_main(const rb_machine *m, const void *opts,
                         const flag_seen *seen, rb_err *e)
 {
@@ -97,25 +159,9 @@ static int compare_main(const rb_machine *m, const void *opts,
             e, RB_EINPUT,
             "compare: give two results, BASELINE and CURRENT (%d given)",
             seen->npos));
-    cmp_settings set = {.alpha = o->alpha,
-                        .noise_z = o->noise_z,
-                        .noise_cap = o->noise_cap,
-                        .holm = o->holm};
-    if (parse_fraction("--threshold", o->threshold, 0.99, &set.threshold, e))
+    cmp_settings set;
+    if (settings_of(o, &set, e))
         return 2;
-    if (strcmp(o->by, "time") == 0)
-        set.by_efficiency = 0;
-    else if (strcmp(o->by, "efficiency") == 0)
-        set.by_efficiency = 1;
-    else {
-        char shown[64];
-        text_escape(o->by, shown, sizeof(shown));
-        return rb_exit_status(rb_fail(
-            e, RB_EINPUT, "--by '%s': time or efficiency", shown));
-    }
-    if (o->json && o->markdown)
-        return rb_exit_status(rb_fail(
-            e, RB_EINPUT, "--json and --markdown: choose one"));
     cmp_doc base, cur;
     if (cmp_load(seen->pos[0], &base, e))
         return 2;
@@ -123,23 +169,10 @@ static int compare_main(const rb_machine *m, const void *opts,
         cmp_free(&base);
         return 2;
     }
-    int rc = RB_OK;
-    if (strcmp(base.schema, cur.schema) != 0)
-        rc = rb_fail(e, RB_EINPUT,
-                     "%s is a %s document, %s a %s one: compare a run with a "
-                     "run, a sweep with a sweep",
-                     base.shown, base.schema, cur.shown, cur.schema);
     char diff[1024] = "";
-    if (!rc) {
-        cmp_host_diff(&base, &cur, diff, sizeof(diff));
-        if (diff[0] && !o->allow_host)
-            rc = rb_fail(e, RB_EINPUT,
-                         "the runs come from different hosts: %s "
-                         "(--allow-host-mismatch compares them anyway)",
-                         diff);
-    }
     cmp_result res;
     memset(&res, 0, sizeof(res));
+    int rc = comparable(&base, &cur, o->allow_host, diff, sizeof(diff), e);
     if (!rc)
         rc = cmp_compare(&base, &cur, &set, &res, e);
     if (!rc && res.npairs == 0)
@@ -150,21 +183,7 @@ static int compare_main(const rb_machine *m, const void *opts,
     int status = rb_exit_status(rc);
     if (!rc) {
         compare_view v = {&base, &cur, &set, &res, diff, o->allow_missing, 0};
-        v.status = report_compare_status(&res, o->allow_missing);
-        status = v.status;
-        if (o->json) {
-            char *s = report_compare_json(&v, e);
-            if (s) {
-                puts(s);
-                free(s);
-            } else {
-                status = 2;
-            }
-        } else if (o->markdown) {
-            report_compare_markdown(&v, stdout);
-        } else {
-            report_compare_text(&v, stdout);
-        }
+        status = print_comparison(o, &v, e);
     }
     cmp_result_free(&res);
     cmp_free(&base);
