@@ -106,9 +106,10 @@ static void summary_line(const compare_view *v, FILE *f)
     fprintf(f, "\n");
 }
 
-void report_compare_text(const compare_view *v, FILE *f)
+/* The two documents, how their samples are taken, the hosts, the rule
+ * and Holm's correction. */
+static void text_head(const compare_view *v, FILE *f)
 {
-    const cmp_result *r = v->res;
     fprintf(f, "baseline: %s\ncurrent:  %s\n", v->base->shown, v->cur->shown);
     if (v->base->nruns > 1 && v->cur->nruns > 1)
         fprintf(f, "several runs a side: each row's samples are its runs' "
@@ -122,33 +123,44 @@ void report_compare_text(const compare_view *v, FILE *f)
                    "adjusted, and alpha bounds any false verdict among "
                    "them\n",
                 v->res->npairs);
+}
+
+/* One matched row: times, ratio, interval, p, fractions of the roofs and
+ * both verdicts, marked where it gates the exit. */
+static void text_pair(const cmp_pair *p, FILE *f)
+{
+    char shape[64], ratio[16], ci[48], pv[16], fb[16], fc[16], er[16];
+    fmt_shape(p->base, shape, sizeof(shape));
+    fmt_ratio(p->time.ratio, ratio, sizeof(ratio));
+    fmt_ci(&p->time, ci, sizeof(ci));
+    fmt_p(p->time.p, pv, sizeof(pv));
+    fmt_pct(p->frac_base, fb, sizeof(fb));
+    fmt_pct(p->frac_cur, fc, sizeof(fc));
+    fmt_ratio(p->eff.ratio, er, sizeof(er));
+    fprintf(f,
+            "%-18s %-11s %-5s %-16s %3d %10.4g %10.4g %7s %-16s %8s %7s "
+            "%7s %7s %-10s %-10s%s\n",
+            p->base->kernel, p->base->form, p->base->dtype, shape,
+            p->base->threads,
+            stats_median(p->base->samples, p->base->nsamples),
+            stats_median(p->cur->samples, p->cur->nsamples), ratio, ci, pv,
+            fb, fc, er, cmp_verdict_name(p->time.verdict),
+            cmp_verdict_name(p->eff.verdict),
+            p->gated_slower ? "  <- slower" : "");
+}
+
+/* The table of matched rows, with their geometric means and a legend. */
+static void text_table(const compare_view *v, FILE *f)
+{
+    const cmp_result *r = v->res;
     fprintf(f,
             "\n%-18s %-11s %-5s %-16s %3s %10s %10s %7s %-16s %8s %7s %7s "
             "%7s %-10s %-10s\n",
             "kernel", "form", "dtype", "shape", "thr", "base med s",
             "cur med s", "ratio", "HL 95% CI", "p", "roof%b", "roof%c",
             "eff", "time", "vs roof");
-    for (size_t i = 0; i < r->npairs; i++) {
-        const cmp_pair *p = &r->pairs[i];
-        char shape[64], ratio[16], ci[48], pv[16], fb[16], fc[16], er[16];
-        fmt_shape(p->base, shape, sizeof(shape));
-        fmt_ratio(p->time.ratio, ratio, sizeof(ratio));
-        fmt_ci(&p->time, ci, sizeof(ci));
-        fmt_p(p->time.p, pv, sizeof(pv));
-        fmt_pct(p->frac_base, fb, sizeof(fb));
-        fmt_pct(p->frac_cur, fc, sizeof(fc));
-        fmt_ratio(p->eff.ratio, er, sizeof(er));
-        fprintf(f,
-                "%-18s %-11s %-5s %-16s %3d %10.4g %10.4g %7s %-16s %8s %7s "
-                "%7s %7s %-10s %-10s%s\n",
-                p->base->kernel, p->base->form, p->base->dtype, shape,
-                p->base->threads,
-                stats_median(p->base->samples, p->base->nsamples),
-                stats_median(p->cur->samples, p->cur->nsamples), ratio, ci, pv,
-                fb, fc, er, cmp_verdict_name(p->time.verdict),
-                cmp_verdict_name(p->eff.verdict),
-                p->gated_slower ? "  <- slower" : "");
-    }
+    for (size_t i = 0; i < r->npairs; i++)
+        text_pair(&r->pairs[i], f);
     char gt[16], ge[16];
     fmt_ratio(r->geo_time, gt, sizeof(gt));
     fmt_ratio(r->geo_eff, ge, sizeof(ge));
@@ -160,6 +172,13 @@ void report_compare_text(const compare_view *v, FILE *f)
                "time); roof%%: median rate as a fraction of that run's own "
                "roofline bound; eff: the same ratio on time against the "
                "roof\n");
+}
+
+/* The rows of one side only, the summary, the rows that could not be
+ * judged and those that gate the exit as slower. */
+static void text_foot(const compare_view *v, FILE *f)
+{
+    const cmp_result *r = v->res;
     list_only("only in the baseline", r->only_base, r->nonly_base, f, "  ");
     list_only("only in current", r->only_cur, r->nonly_cur, f, "  ");
     summary_line(v, f);
@@ -183,6 +202,13 @@ void report_compare_text(const compare_view *v, FILE *f)
                     ? " (time: no roof on a side)"
                     : "");
     }
+}
+
+void report_compare_text(const compare_view *v, FILE *f)
+{
+    text_head(v, f);
+    text_table(v, f);
+    text_foot(v, f);
     fprintf(f, "verdict: %s (exit %d)\n",
             v->status ? "regressed" : "nothing regressed", v->status);
 }
