@@ -461,7 +461,8 @@ static void test_runs(void)
     CHECK_STR_HAS(r.err, "different rows");
 }
 
-static void test_cli(void)
+/* The fixture and the documents made from it, each changed one way. */
+static void cli_documents(void)
 {
     snprintf(fixture, sizeof(fixture), "%s/results-xeon-emr-quick.json",
              ROOFBENCH_FIXTURES);
@@ -475,8 +476,13 @@ static void test_cli(void)
     make("cores.json", other_cores);
     make("sweep.json", as_sweep);
     make("sweep-slow.json", as_sweep_slow);
-    result r;
+}
 
+/* Rows without a roof on a side, half the rows slower, no rows in common, and
+ * a document against itself. */
+static void cli_edges(void)
+{
+    result r;
     make("noroof.json", slow_noroof);
     make("half.json", half_slow);
     make("verify.json", verify_failed);
@@ -504,8 +510,13 @@ static void test_cli(void)
         &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "56 unchanged, 0 unreliable");
+}
 
-    /* sweep documents: their points are rows */
+/* Sweep documents: their points are rows; a run is not compared with a
+ * sweep. */
+static void cli_sweeps(void)
+{
+    result r;
     run(workdir,
         (const char *[]){"compare", "sweep.json", "sweep-slow.json", NULL},
         &r);
@@ -515,7 +526,14 @@ static void test_cli(void)
         &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "compare a run with a run, a sweep with a sweep");
+}
 
+/* The verdicts: reshuffled samples, one row 10% slower, 2% under and over
+ * the floor, a slower machine, three samples a side, rows on one side only,
+ * another host. */
+static void cli_verdicts(void)
+{
+    result r;
     /* the same samples, reshuffled: nothing regressed */
     run(workdir, (const char *[]){"compare", "base.json", "same.json", NULL},
         &r);
@@ -582,6 +600,12 @@ static void test_cli(void)
                          "cores.json", NULL},
         &r);
     CHECK_INT(r.status, 0);
+}
+
+/* JSON and Markdown, and a results folder as run writes it. */
+static void cli_outputs(void)
+{
+    result r;
     /* JSON and Markdown */
     run(workdir,
         (const char *[]){"compare", "--json", "base.json", "slow10.json",
@@ -606,7 +630,6 @@ static void test_cli(void)
     CHECK_INT(r.status, 3);
     CHECK_STR_HAS(r.out, "### roofbench compare: **regressed**");
     CHECK_STR_HAS(r.out, "**slower**");
-    /* a results folder, as run writes it */
     char dir[1024], path[1100];
     snprintf(dir, sizeof(dir), "%s/folder", workdir);
     mkdir(dir, 0755);
@@ -616,8 +639,13 @@ static void test_cli(void)
     json_decref(doc);
     run(workdir, (const char *[]){"compare", "folder", "same.json", NULL}, &r);
     CHECK_INT(r.status, 0);
+}
 
-    /* bad documents: one line naming the file, exit 2, nothing printed */
+/* Bad documents: one line naming the file, exit 2, nothing printed; not
+ * JSON, cut short, NaN (which JSON does not have), an empty folder. */
+static void cli_bad_documents(void)
+{
+    char path[1100];
     make("schema.json", other_schema);
     make("version.json", other_version);
     make("negative.json", negative);
@@ -656,6 +684,12 @@ static void test_cli(void)
     snprintf(path, sizeof(path), "%s/empty", workdir);
     mkdir(path, 0755);
     expect_bad("empty", "a folder holding no results");
+}
+
+/* Bad flags: one document, a threshold or a gate that is not one. */
+static void cli_bad_flags(void)
+{
+    result r;
     run(workdir, (const char *[]){"compare", "base.json", NULL}, &r);
     CHECK_INT(r.status, 2);
     run(workdir,
@@ -670,6 +704,17 @@ static void test_cli(void)
         &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "--by 'speed'");
+}
+
+static void test_cli(void)
+{
+    cli_documents();
+    cli_edges();
+    cli_sweeps();
+    cli_verdicts();
+    cli_outputs();
+    cli_bad_documents();
+    cli_bad_flags();
 }
 
 int main(int argc, char **argv)
