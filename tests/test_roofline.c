@@ -795,6 +795,61 @@ static void test_nodram_roof(void)
         free(curves[i].points);
 }
 
+/* Curves recorded on this Xeon (2026-12-03, a later main job's ceilings)
+ * whose 2-thread read4 and read envelope kept its L3 plateau to 135 MiB
+ * and a DRAM tail still falling from 38 to 30 GB/s between 303 MiB and
+ * 1 GiB: the tail failed the flatness test, and the L3 plateau, reaching
+ * past an eighth of the sweep's end, was named DRAM (58 GB/s), so that
+ * the sweep's 2-thread "DRAM" weights were 9 MB. A level named DRAM must
+ * reach the sweep's end; here the roof has its L3 at 55 to 60 GB/s and
+ * its DRAM at 28 to 34. */
+static void test_l3_as_dram_roof(void)
+{
+    ceil_curve curves[BW_NKERNELS];
+    const int n =
+        fixture_curves("ceilings-xeon-emr-l3asdram-2t.json", 2, curves);
+    if (n < 0)
+        return;
+    CHECK_INT(n, 7);
+    const double cache[3] = {96 * KIB, 4 * MIB, 260 * MIB};
+    ceil_roof read;
+    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
+                        fmax(1024 * MIB, 4.0 * 128 * MIB), 3, cache, &read);
+    static const char *const want[] = {"L1", "L2", "L3", "DRAM"};
+    CHECK_INT(read.nlevels, 4);
+    for (size_t l = 0; l < read.nlevels && l < 4; l++) {
+        if (strcmp(read.levels[l].name, want[l]) != 0)
+            fprintf(stderr, "  level %zu named %s (%.1f GB/s), want %s\n", l,
+                    read.levels[l].name, read.levels[l].gbs, want[l]);
+        CHECK(strcmp(read.levels[l].name, want[l]) == 0);
+    }
+    if (read.nlevels == 4) {
+        CHECK(read.levels[2].gbs > 55.0 && read.levels[2].gbs < 60.0);
+        CHECK(read.levels[3].last_bytes == 1024 * MIB);
+        CHECK(read.levels[3].gbs > 28.0 && read.levels[3].gbs < 34.0);
+    }
+    /* read4 alone has no flat tail at all: its last plateau, ending at 135
+     * MiB, within twice the 260 MiB L3, is that L3, not DRAM */
+    for (int i = 0; i < n; i++) {
+        if (curves[i].kernel != BW_READ4)
+            continue;
+        double x[64], y[64];
+        size_t m = 0;
+        for (size_t j = 0; j < curves[i].npoints && m < 64; j++, m++) {
+            x[m] = curves[i].points[j].bytes;
+            y[m] = curves[i].points[j].gbs_best;
+        }
+        plateau p[8];
+        const size_t np =
+            plateau_detect(x, y, m, 1.12, 1024 * MIB * 0.99, 3, cache, p, 8);
+        CHECK_INT(np, 3);
+        if (np == 3)
+            CHECK_STR_HAS(p[2].name, "L3");
+    }
+    for (int i = 0; i < n; i++)
+        free(curves[i].points);
+}
+
 /* The roofline of a recorded v2 ceilings.json (this Xeon, read, read2 and
  * read4 swept), and the bound of default run points on it. */
 static void test_golden_roofline(void)
@@ -981,6 +1036,7 @@ int main(void)
     test_golden_roofs();
     test_disturbed_roof();
     test_nodram_roof();
+    test_l3_as_dram_roof();
     test_golden_roofline();
     return check_status("test_roofline");
 }

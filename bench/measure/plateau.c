@@ -121,6 +121,42 @@ static size_t keep_flat(const double *bytes, const double *gbs, plateau *seg,
     return ns;
 }
 
+/* The end of a sweep that went past every cache, as a level of its own
+ * where no kept segment reaches the last point: the points from the last
+ * backwards while each is within 20% of the median of those after it (the
+ * flatness keep_flat asks), if they are long enough. Segments it covers
+ * give way; one it overlaps is cut short. A DRAM tail that still falls
+ * slowly where a large L3 lets go is otherwise cut by the segmentation into
+ * pieces each too short or too steep, and the L3 plateau before it became
+ * the last level (recorded: a 2-thread read envelope of 38.1, 36.9, 32.8
+ * and 32.7 GB/s from 303 MiB to 1 GiB, after 44.7 at 202 MiB, whose L3
+ * plateau at 58 GB/s to 135 MiB was then named DRAM). */
+static size_t keep_tail(const double *bytes, const double *gbs, size_t n,
+                        plateau *seg, size_t ns)
+{
+    if (n < 3 || (ns > 0 && seg[ns - 1].last == n - 1))
+        return ns;
+    plateau t = {.first = n - 1, .last = n - 1};
+    while (t.first > 0) {
+        const double m = seg_median(gbs, t.first, t.last),
+                     g = gbs[t.first - 1];
+        if (fmax(g, m) / fmin(g, m) > 1.2)
+            break;
+        t.first--;
+    }
+    if (!long_enough(bytes, &t) || trend(gbs, t.first, t.last) > 1.2)
+        return ns;
+    while (ns > 0 && seg[ns - 1].first >= t.first)
+        ns--;
+    if (ns > 0 && seg[ns - 1].last >= t.first) {
+        seg[ns - 1].last = t.first - 1;
+        if (!long_enough(bytes, &seg[ns - 1]))
+            ns--;
+    }
+    seg[ns++] = t;
+    return ns;
+}
+
 /* Neighbouring levels that differ by less than merge_ratio are one level
  * that drifted, and a level faster than the one before it is noise in the
  * slower one (bandwidth only falls as the working set grows); both are
@@ -249,12 +285,23 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
     plateau seg[MAX_POINTS];
     const double penalty = smooth(gbs, n, y);
     const size_t nseg = segment(y, n, penalty, seg);
-    const size_t ns = keep_flat(bytes, gbs, seg, nseg);
+    size_t ns = keep_flat(bytes, gbs, seg, nseg);
+    if (bytes[n - 1] >= past_cache_bytes)
+        ns = keep_tail(bytes, gbs, n, seg, ns);
     size_t np = merge(gbs, seg, ns, merge_ratio, out, max);
     /* DRAM: the last level of a sweep that went past every cache, once
-     * its plateau reaches well beyond the caches too. */
+     * its plateau reaches well beyond the caches too: past an eighth of
+     * the sweep's end, and past twice the largest cache where the caches
+     * are known (a plateau that ends within twice the largest cache is
+     * that cache, whose way to DRAM was not flat enough to keep: the L3
+     * of the record at keep_tail, to 135 MiB of a 260 MiB L3, had been
+     * named DRAM) */
+    const double largest = cache_bytes && max_caches > 0
+                               ? cache_bytes[max_caches - 1]
+                               : 0.0;
     const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
-                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0;
+                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0 &&
+                     !(largest > 0.0 && bytes[out[np - 1].last] <= 2.0 * largest);
     np = drop_shelves(bytes, out, np, dram, max_caches, cache_bytes);
     np = cap_levels(gbs, out, np, dram, max_caches);
     name_levels(bytes, n, out, np, dram, max_caches, cache_bytes);
