@@ -756,6 +756,34 @@ static void test_disturbed_roof(void)
         free(curves[i].points);
 }
 
+/* The 2-thread read roof of recorded Xeon curves (fixture name), with
+ * the team's caches as hwloc gave them and the DRAM threshold of an
+ * implausible L3 (believed 64 MiB a core), checked to have the four
+ * levels L1, L2, L3 and DRAM. The curves stay in curves (n of them, -1
+ * where the fixture is missing) for the caller to free. */
+static const double xeon_2t_cache[3] = {96 * KIB, 4 * MIB, 260 * MIB};
+
+static int xeon_2t_read_roof(const char *name, ceil_curve *curves,
+                             ceil_roof *read)
+{
+    const int n = fixture_curves(name, 2, curves);
+    if (n < 0)
+        return n;
+    CHECK_INT(n, 7);
+    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
+                        fmax(1024 * MIB, 4.0 * 128 * MIB), 3, xeon_2t_cache,
+                        read);
+    static const char *const want[] = {"L1", "L2", "L3", "DRAM"};
+    CHECK_INT(read->nlevels, 4);
+    for (size_t l = 0; l < read->nlevels && l < 4; l++) {
+        if (strcmp(read->levels[l].name, want[l]) != 0)
+            fprintf(stderr, "  level %zu named %s (%.1f GB/s), want %s\n", l,
+                    read->levels[l].name, read->levels[l].gbs, want[l]);
+        CHECK(strcmp(read->levels[l].name, want[l]) == 0);
+    }
+    return n;
+}
+
 /* Curves recorded on this Xeon (2026-12-03, the main job's ceilings) whose
  * 2-thread read envelope is jagged enough that the segmentation's penalty
  * let its L1 segment take in the first point of the L1-L2 transition and
@@ -765,24 +793,11 @@ static void test_disturbed_roof(void)
 static void test_nodram_roof(void)
 {
     ceil_curve curves[BW_NKERNELS];
-    const int n = fixture_curves("ceilings-xeon-emr-nodram-2t.json", 2, curves);
+    ceil_roof read;
+    const int n =
+        xeon_2t_read_roof("ceilings-xeon-emr-nodram-2t.json", curves, &read);
     if (n < 0)
         return;
-    CHECK_INT(n, 7);
-    /* the team's caches as hwloc gave them, and the DRAM threshold of an
-     * implausible L3 (believed 64 MiB a core) */
-    const double cache[3] = {96 * KIB, 4 * MIB, 260 * MIB};
-    ceil_roof read;
-    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
-                        fmax(1024 * MIB, 4.0 * 128 * MIB), 3, cache, &read);
-    static const char *const want[] = {"L1", "L2", "L3", "DRAM"};
-    CHECK_INT(read.nlevels, 4);
-    for (size_t l = 0; l < read.nlevels && l < 4; l++) {
-        if (strcmp(read.levels[l].name, want[l]) != 0)
-            fprintf(stderr, "  level %zu named %s, want %s\n", l,
-                    read.levels[l].name, want[l]);
-        CHECK(strcmp(read.levels[l].name, want[l]) == 0);
-    }
     if (read.nlevels == 4) {
         /* DRAM to 1 GiB, from past the 135 MiB point (41 GB/s, the
          * transition's, trimmed), at 29 to 32 GB/s */
@@ -806,23 +821,11 @@ static void test_nodram_roof(void)
 static void test_l3_as_dram_roof(void)
 {
     ceil_curve curves[BW_NKERNELS];
+    ceil_roof read;
     const int n =
-        fixture_curves("ceilings-xeon-emr-l3asdram-2t.json", 2, curves);
+        xeon_2t_read_roof("ceilings-xeon-emr-l3asdram-2t.json", curves, &read);
     if (n < 0)
         return;
-    CHECK_INT(n, 7);
-    const double cache[3] = {96 * KIB, 4 * MIB, 260 * MIB};
-    ceil_roof read;
-    ceilings_roof_build(curves, n, 2, RB_ACCESS_READ,
-                        fmax(1024 * MIB, 4.0 * 128 * MIB), 3, cache, &read);
-    static const char *const want[] = {"L1", "L2", "L3", "DRAM"};
-    CHECK_INT(read.nlevels, 4);
-    for (size_t l = 0; l < read.nlevels && l < 4; l++) {
-        if (strcmp(read.levels[l].name, want[l]) != 0)
-            fprintf(stderr, "  level %zu named %s (%.1f GB/s), want %s\n", l,
-                    read.levels[l].name, read.levels[l].gbs, want[l]);
-        CHECK(strcmp(read.levels[l].name, want[l]) == 0);
-    }
     if (read.nlevels == 4) {
         CHECK(read.levels[2].gbs > 55.0 && read.levels[2].gbs < 60.0);
         CHECK(read.levels[3].last_bytes == 1024 * MIB);
@@ -841,7 +844,8 @@ static void test_l3_as_dram_roof(void)
         }
         plateau p[8];
         const size_t np =
-            plateau_detect(x, y, m, 1.12, 1024 * MIB * 0.99, 3, cache, p, 8);
+            plateau_detect(x, y, m, 1.12, 1024 * MIB * 0.99, 3,
+                           xeon_2t_cache, p, 8);
         CHECK_INT(np, 3);
         if (np == 3)
             CHECK_STR_HAS(p[2].name, "L3");

@@ -258,16 +258,8 @@ static uint64_t rank_bytes(const net_plan *p, int here)
 {
     uint64_t most = 0;
     if (p->parts & (NET_LATENCY | NET_BANDWIDTH | NET_ALLREDUCE)) {
-        const uint64_t s = p->sizes[p->nsizes - 1];
-        uint64_t win = s; /* the receive buffers: the largest window */
-        if (p->parts & NET_BANDWIDTH)
-            for (size_t i = 0; i < p->nsizes; i++) {
-                uint64_t w = p->buffer_budget / p->sizes[i];
-                w = w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w;
-                if (w * p->sizes[i] > win)
-                    win = w * p->sizes[i];
-            }
-        most = s + win;
+        /* the largest message sent, and the receive buffers */
+        most = p->sizes[p->nsizes - 1] + net_receive_bytes(p);
     }
     if (p->parts & NET_SHARD) {
         const uint64_t dl = p->d[p->nd - 1] / (uint64_t)here;

@@ -80,6 +80,24 @@ int net_fit_link(const uint64_t *bytes, const double *t, size_t n,
     return 0;
 }
 
+int net_window(const net_plan *p, uint64_t bytes)
+{
+    const uint64_t w = p->buffer_budget / bytes;
+    return (int)(w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w);
+}
+
+uint64_t net_receive_bytes(const net_plan *p)
+{
+    uint64_t most = p->sizes[p->nsizes - 1];
+    if (p->parts & NET_BANDWIDTH)
+        for (size_t i = 0; i < p->nsizes; i++) {
+            const uint64_t w = (uint64_t)net_window(p, p->sizes[i]);
+            if (w * p->sizes[i] > most)
+                most = w * p->sizes[i];
+        }
+    return most;
+}
+
 double net_predicted_crossover(int ranks, unsigned el, double c, double w)
 {
     return (double)(ranks - 1) * (double)el * c / w;

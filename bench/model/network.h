@@ -128,6 +128,14 @@ int net_fit_link(const uint64_t *bytes, const double *t, size_t n,
 /* D* = (N - 1) s C / W: C in FLOP/s per rank, W in B/s, s bytes. */
 double net_predicted_crossover(int ranks, unsigned el, double c, double w);
 
+/* The windowed bandwidth's window at a message size: as many messages as
+ * the plan's buffer budget holds, 1 to NET_WINDOW. */
+int net_window(const net_plan *p, uint64_t bytes);
+
+/* The receive buffer a rank of the pair needs: the largest message, or the
+ * largest window of the windowed bandwidth where the plan measures it. */
+uint64_t net_receive_bytes(const net_plan *p);
+
 enum {
     NET_CROSS_FOUND = 0,  /* interpolated between two grid points        */
     NET_CROSS_BEFORE = 1, /* already at or below the threshold at x[0]   */

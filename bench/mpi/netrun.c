@@ -326,26 +326,12 @@ static int window(void *v, uint64_t iters)
     return RB_OK;
 }
 
-/* The windowed bandwidth's window at a size: as many messages as the
- * buffer budget holds, 1 to NET_WINDOW. */
-static int window_of(const net_plan *p, uint64_t bytes)
-{
-    const uint64_t w = p->buffer_budget / bytes;
-    return (int)(w < 1 ? 1 : w > NET_WINDOW ? NET_WINDOW : w);
-}
-
 /* The pair's message buffers: the largest message to send, the largest
  * window to receive. Collective (the ranks agree on the outcome). */
 static int p2p_buffers(const net_plan *p, int in_pair, p2p_ctx *c, rb_err *e)
 {
     const uint64_t most = p->sizes[p->nsizes - 1];
-    size_t rbytes = (size_t)most;
-    if (p->parts & NET_BANDWIDTH)
-        for (size_t i = 0; i < p->nsizes; i++) {
-            const uint64_t w = (uint64_t)window_of(p, p->sizes[i]);
-            if (w * p->sizes[i] > rbytes)
-                rbytes = (size_t)(w * p->sizes[i]);
-        }
+    const size_t rbytes = (size_t)net_receive_bytes(p);
     int rc = RB_OK;
     if (in_pair) {
         c->sbuf =
@@ -412,7 +398,7 @@ static int point_to_point(const net_plan *p, net_result *r, int (*stop)(void),
                                         : "windowed bandwidth",
                               (unsigned long long)bytes, i + 1, p->nsizes);
             net_point pt = {.bytes = bytes,
-                            .window = part == 1 ? window_of(p, bytes) : 1};
+                            .window = part == 1 ? net_window(p, bytes) : 1};
             if (in_pair)
                 rc = p2p_point(p, &c, part, other, &pt, e);
             rc = netrun_agree(rc, e);
