@@ -88,7 +88,9 @@ static void expect_levels(const plateau *p, size_t np, const level *lv,
     }
 }
 
-static void test_plateaus(void)
+/* The test hierarchy's levels come out through 3% and 8% noise and
+ * through transitions spread over a factor 2 of working set. */
+static void plateaus_noise(void)
 {
     double x[256], y[256];
     plateau p[8];
@@ -114,13 +116,22 @@ static void test_plateaus(void)
         CHECK_STR_HAS(p[i].name, names[i]);
         CHECK(fabs(p[i].gbs / hier[i].gbs - 1.0) <= 0.05);
     }
+}
+
+/* Artefacts open no level (a slow start, one stray sample), a sweep
+ * short of DRAM names none, and a small step is still a step. */
+static void plateaus_artefacts(void)
+{
+    double x[256], y[256];
+    plateau p[8];
+    const double gib = 1024.0 * 1024 * 1024;
 
     /* a slow start (call overhead on tiny arrays) is not a level */
-    n = curve(hier, 4, gib, 0.02, 1.0, 4, x, y);
+    size_t n = curve(hier, 4, gib, 0.02, 1.0, 4, x, y);
     y[0] *= 0.5;
     y[1] *= 0.55;
     y[2] *= 0.6;
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
+    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 4);
     if (np == 4)
         CHECK(fabs(p[0].gbs / 200.0 - 1.0) <= 0.04);
@@ -150,6 +161,15 @@ static void test_plateaus(void)
     n = curve(close, 4, gib, 0.02, 1.0, 7, x, y);
     np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     expect_levels(p, np, close, 4, 0.04, "small step");
+}
+
+/* A cap on the count (the machine's three caches) folds a bump into a
+ * neighbour with the names right, and changes nothing when not passed. */
+static void plateaus_cap(void)
+{
+    double x[256], y[256];
+    plateau p[8];
+    const double gib = 1024.0 * 1024 * 1024;
 
     /* a bump in the L1 -> L2 transition (as two threads sharing a noisy
      * core show) is a level of its own without a cap; with the machine's
@@ -159,8 +179,8 @@ static void test_plateaus(void)
                            {2 * 1024 * 1024.0, 225.0},
                            {24 * 1024 * 1024.0, 185.0},
                            {INFINITY, 45.0}};
-    n = curve(bumpy, 5, gib, 0.01, 1.0, 9, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
+    size_t n = curve(bumpy, 5, gib, 0.01, 1.0, 9, x, y);
+    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, 0, NULL, p, 8);
     CHECK_INT(np, 5);
     np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, NULL, p, 8);
     CHECK_INT(np, 4);
@@ -177,6 +197,15 @@ static void test_plateaus(void)
     n = curve(hier, 4, gib, 0.03, 1.0, 1, x, y);
     np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, NULL, p, 8);
     expect_levels(p, np, hier, 4, 0.04, "capped at 3 caches");
+}
+
+/* With the cache sizes known the levels are named by what the caches
+ * hold, and a shelf past the L3 is no level. */
+static void plateaus_named(void)
+{
+    double x[256], y[256];
+    plateau p[8];
+    const double gib = 1024.0 * 1024 * 1024;
 
     /* Named by what the caches hold: a store curve with one rate through
      * L1 and L2 (as on Zen 4) is "L1-L2", then "L3"; a read curve keeps
@@ -186,8 +215,8 @@ static void test_plateaus(void)
     const level store[] = {{1024 * 1024.0, 117.0},
                            {16 * 1048576.0, 99.0},
                            {INFINITY, 24.0}};
-    n = curve(store, 3, gib, 0.02, 1.0, 11, x, y);
-    np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, caches, p, 8);
+    size_t n = curve(store, 3, gib, 0.02, 1.0, 11, x, y);
+    size_t np = plateau_detect(x, y, n, 1.10, gib * 0.99, 3, caches, p, 8);
     CHECK_INT(np, 3);
     if (np == 3) {
         CHECK(strcmp(p[0].name, "L1-L2") == 0);
@@ -224,12 +253,30 @@ static void test_plateaus(void)
         CHECK(fabs(p[2].gbs / 60.0 - 1.0) <= 0.03);
         CHECK(fabs(p[3].gbs / 20.0 - 1.0) <= 0.03);
     }
+}
+
+/* The degenerate curves: a flat one and an empty one. */
+static void plateaus_flat(void)
+{
+    double x[256], y[256];
+    plateau p[8];
+    const double gib = 1024.0 * 1024 * 1024;
 
     /* a flat curve is one level; an empty one none */
     const level flat[] = {{INFINITY, 50.0}};
-    n = curve(flat, 1, 1024 * 1024.0, 0.02, 1.0, 8, x, y);
+    size_t n = curve(flat, 1, 1024 * 1024.0, 0.02, 1.0, 8, x, y);
     CHECK_INT(plateau_detect(x, y, n, 1.10, gib, 0, NULL, p, 8), 1);
     CHECK_INT(plateau_detect(x, y, 0, 1.10, gib, 0, NULL, p, 8), 0);
+}
+
+/* The plateau detector on synthetic curves whose levels are known. */
+static void test_plateaus(void)
+{
+    plateaus_noise();
+    plateaus_artefacts();
+    plateaus_cap();
+    plateaus_named();
+    plateaus_flat();
 }
 
 static void test_theory(void)

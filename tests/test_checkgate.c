@@ -96,28 +96,11 @@ static void expect_bad(const char *name, const char *needle)
     CHECK(!exists(out));
 }
 
-int main(int argc, char **argv)
+/* With no baseline yet the gate refuses; --update-baseline records one
+ * with the umask's permissions and reports the kernels and code path. */
+static void check_record(const char *base, const char *r1)
 {
-    char vg[4096];
-    rb_err e;
-    if (sim_find_valgrind(vg, sizeof(vg), &e) != RB_OK) {
-        printf("test_checkgate: skipped: %s\n", e.msg);
-        return 77;
-    }
-    umask_now = umask(022);
-    umask(umask_now);
-    const int rc = cli_setup(argc, argv, "test_checkgate");
-    if (rc)
-        return rc;
-    char base[1100], r1[1100], r2[1100], r3[1100], p1[1200], p2[1200],
-        lower[1100], tmp[1100];
-    snprintf(base, sizeof(base), "%s/baseline.json", workdir);
-    snprintf(r1, sizeof(r1), "%s/r1", workdir);
-    snprintf(r2, sizeof(r2), "%s/r2", workdir);
-    snprintf(r3, sizeof(r3), "%s/r3", workdir);
-    snprintf(lower, sizeof(lower), "%s/lower.json", workdir);
     result r;
-
     /* no baseline yet: exit 2, nothing written */
     expect_bad("baseline.json", "record one with --update-baseline");
     /* recorded, explicitly */
@@ -131,10 +114,17 @@ int main(int argc, char **argv)
     CHECK(stat(base, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~umask_now));
     CHECK_STR_HAS(r.out, "matmul_blocked");
     CHECK_STR_HAS(r.out, "code path avx2");
-    /* the same commit again: identical counts, nothing regressed, the
-     * baseline untouched */
-    char before[300000], after[300000];
-    slurp(base, before, sizeof(before));
+}
+
+/* The same commit again: nothing regressed, the baseline untouched (its
+ * text is left in before), and every count identical to the first run's. */
+static void check_identical(const char *base, const char *r1, char *before,
+                            size_t len)
+{
+    char r2[1100], p1[1200], p2[1200], after[300000];
+    snprintf(r2, sizeof(r2), "%s/r2", workdir);
+    result r;
+    slurp(base, before, len);
     run(workdir,
         (const char *[]){"check", "--baseline", base, "--out", r2, NULL}, &r);
     CHECK_INT(r.status, 0);
@@ -159,7 +149,16 @@ int main(int argc, char **argv)
         }
     json_decref(k1);
     json_decref(k2);
-    /* a baseline 3% lower than this build: every kernel regressed */
+}
+
+/* A baseline 3% lower than this build: every kernel regressed, exit 3,
+ * with the kernels named. */
+static void check_regressed(const char *base)
+{
+    char r3[1100], lower[1100];
+    snprintf(r3, sizeof(r3), "%s/r3", workdir);
+    snprintf(lower, sizeof(lower), "%s/lower.json", workdir);
+    result r;
     edit_file(base, lower, lower3);
     run(workdir,
         (const char *[]){"check", "--baseline", lower, "--out", r3, NULL},
@@ -168,6 +167,14 @@ int main(int argc, char **argv)
     CHECK_STR_HAS(r.out, "regressed: dot f32 1x262144x1: ir +3.");
     CHECK_STR_HAS(r.out, "regressed: matmul_blocked f64 8x512x512:");
     CHECK_STR_HAS(r.out, "verdict: regressed (exit 3)");
+}
+
+/* Baselines the gate must refuse in one line with nothing written: one
+ * from another valgrind, then ones edited, cut short or not JSON at all;
+ * text is the recorded baseline's. */
+static void check_bad_baselines(const char *base, const char *text)
+{
+    char tmp[1100];
     /* incomparable: recorded with another valgrind; refused before work */
     snprintf(tmp, sizeof(tmp), "%s/valgrind.json", workdir);
     edit_file(base, tmp, other_valgrind);
@@ -191,7 +198,7 @@ int main(int argc, char **argv)
     expect_bad("none.json", "holds no kernels");
     snprintf(tmp, sizeof(tmp), "%s/cut.json", workdir);
     FILE *f = fopen(tmp, "w");
-    fwrite(before, 1, strlen(before) / 3, f);
+    fwrite(text, 1, strlen(text) / 3, f);
     fclose(f);
     expect_bad("cut.json", "not JSON, or cut short");
     snprintf(tmp, sizeof(tmp), "%s/text.json", workdir);
@@ -199,7 +206,13 @@ int main(int argc, char **argv)
     fputs("ir 12345\n", f);
     fclose(f);
     expect_bad("text.json", "not JSON");
-    /* bad limits */
+}
+
+/* --limit values that are not a percentage, name no metric, or name one
+ * twice: exit 2 with the value named. */
+static void check_bad_limits(const char *base)
+{
+    result r;
     run(workdir,
         (const char *[]){"check", "--baseline", base, "--limit", "ir=lots",
                          NULL},
@@ -218,6 +231,30 @@ int main(int argc, char **argv)
         &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "given twice");
+}
+
+int main(int argc, char **argv)
+{
+    char vg[4096];
+    rb_err e;
+    if (sim_find_valgrind(vg, sizeof(vg), &e) != RB_OK) {
+        printf("test_checkgate: skipped: %s\n", e.msg);
+        return 77;
+    }
+    umask_now = umask(022);
+    umask(umask_now);
+    const int rc = cli_setup(argc, argv, "test_checkgate");
+    if (rc)
+        return rc;
+    char base[1100], r1[1100], before[300000];
+    snprintf(base, sizeof(base), "%s/baseline.json", workdir);
+    snprintf(r1, sizeof(r1), "%s/r1", workdir);
+
+    check_record(base, r1);
+    check_identical(base, r1, before, sizeof(before));
+    check_regressed(base);
+    check_bad_baselines(base, before);
+    check_bad_limits(base);
     remove_tree(workdir);
     return check_status("test_checkgate");
 }

@@ -202,28 +202,21 @@ static void test_bad_input(void)
     }
 }
 
-static void test_run_files(void)
+/* The run itself: three kernels into a named folder, exit 0, and the
+ * matmul kernels named in its report. */
+static void run_kernels(const char *const *args)
 {
-    char out[600], json[700], csv[700];
-    snprintf(out, sizeof(out), "%s/r1", workdir);
-    snprintf(json, sizeof(json), "%s/results.json", out);
-    snprintf(csv, sizeof(csv), "%s/results.csv", out);
-    const char *args[] = {"run",      "--quick",   "--kernel",
-                          "dot,matmul_blocked,matmul_openblas",
-                          "--dtype",  "f64",       "--threads",
-                          "1",        "--ceilings", ceilfile,
-                          "--out",    out,         NULL};
     result r;
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "matmul_blocked");
     CHECK_STR_HAS(r.out, "matmul_openblas");
+}
 
-    json_t *doc = load_json(json);
-    CHECK(doc != NULL);
-    CHECK_INT(json_integer_value(json_object_get(doc, "schema_version")), 1);
-    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
-    json_t *ctx = json_object_get(doc, "context");
+/* The context results.json records: host, date, CPU, topology, build,
+ * OpenBLAS and its environment, and how the buffers ask for huge pages. */
+static void check_context(json_t *ctx)
+{
     CHECK(jstr(ctx, "host", NULL) != NULL);
     CHECK(jstr(ctx, "date", NULL) != NULL);
     CHECK(json_is_object(json_object_get(ctx, "cpu")));
@@ -243,7 +236,12 @@ static void test_run_files(void)
     json_t *thp = json_object_get(mem, "transparent_hugepages");
     CHECK(json_is_string(thp) ||
           jstr(ctx, "memory", "transparent_hugepages_unavailable") != NULL);
-    json_t *rows = json_object_get(doc, "rows");
+}
+
+/* One row per kernel, each with its samples, a passed verification, its
+ * place on the host roofline and the clock and stability around it. */
+static void check_rows(json_t *rows)
+{
     CHECK_INT(json_array_size(rows), 3);
     size_t i;
     json_t *row;
@@ -282,10 +280,15 @@ static void test_run_files(void)
         CHECK(json_is_true(json_object_get(st, "unstable")) ==
               (json_array_size(json_object_get(st, "reasons")) > 0));
     }
-    /* each roof level probed at the start and the end of the run */
-    json_t *stab = json_object_get(doc, "stability");
+}
+
+/* The run's stability: each roof level probed at the start and the end of
+ * the run, and a verdict. */
+static void check_probes(json_t *stab)
+{
     json_t *probes = json_object_get(stab, "probes");
     CHECK(json_array_size(probes) >= 2);
+    size_t i;
     json_t *pr;
     json_array_foreach(probes, i, pr)
     {
@@ -294,16 +297,39 @@ static void test_run_files(void)
         CHECK(json_is_boolean(json_object_get(pr, "moved")));
     }
     CHECK(json_is_boolean(json_object_get(stab, "unstable")));
+}
+
+/* results.json: a complete document of schema 1, its context, rows and
+ * stability, and the ceilings file it was judged against. */
+static void check_results_json(const char *json)
+{
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    CHECK_INT(json_integer_value(json_object_get(doc, "schema_version")), 1);
+    CHECK_STR_HAS(jstr(doc, "status", NULL), "complete");
+    json_t *ctx = json_object_get(doc, "context");
+    check_context(ctx);
+    check_rows(json_object_get(doc, "rows"));
+    check_probes(json_object_get(doc, "stability"));
     CHECK_STR_HAS(jstr(ctx, "ceilings", "source"), ceilfile);
     json_decref(doc);
+}
+
+/* results.csv: a header and one line per kernel. */
+static void check_results_csv(const char *csv)
+{
     char text[8192];
     slurp(csv, text, sizeof(text));
     int lines = 0;
     for (const char *p = text; *p; p++)
         lines += *p == '\n';
     CHECK_INT(lines, 4);
+}
 
-    /* The same folder again: refused before measuring, first run intact. */
+/* The same folder again: refused before measuring, first run intact. */
+static void check_refused_again(const char *const *args, const char *json)
+{
+    result r;
     char before[65536], after[65536];
     slurp(json, before, sizeof(before));
     run(workdir, args, &r);
@@ -311,8 +337,12 @@ static void test_run_files(void)
     CHECK_STR_HAS(r.err, "already holds results");
     slurp(json, after, sizeof(after));
     CHECK(strcmp(before, after) == 0);
+}
 
-    /* The team kernel through the harness, on 1 thread and all cores. */
+/* The team kernel through the harness, on 1 thread and all cores. */
+static void check_team(void)
+{
+    result r;
     char out2[600], json2[700];
     snprintf(out2, sizeof(out2), "%s/team", workdir);
     snprintf(json2, sizeof(json2), "%s/results.json", out2);
@@ -322,8 +352,10 @@ static void test_run_files(void)
                           out2,         NULL};
     run(workdir, team, &r);
     CHECK_INT(r.status, 0);
-    doc = load_json(json2);
+    json_t *doc = load_json(json2);
     CHECK(json_array_size(json_object_get(doc, "rows")) >= 6);
+    size_t i;
+    json_t *row;
     json_array_foreach(json_object_get(doc, "rows"), i, row)
         CHECK(json_is_true(
             json_object_get(json_object_get(row, "verify"), "passed")));
@@ -331,8 +363,12 @@ static void test_run_files(void)
         json_object_get(json_object_get(doc, "context"), "kernels"),
         "matmul_blocked")));
     json_decref(doc);
+}
 
-    /* Default folders: two runs, two new folders under results/runs. */
+/* Default folders: two runs, two new folders under results/runs. */
+static void check_default_folders(void)
+{
+    result r;
     const char *quick[] = {"run",     "--quick", "--kernel",   "dot",
                            "--dtype", "f32",     "--threads",  "1",
                            "--ceilings", ceilfile, NULL};
@@ -343,6 +379,27 @@ static void test_run_files(void)
     char runs[600];
     snprintf(runs, sizeof(runs), "%s/results/runs", workdir);
     CHECK_INT(count_entries(runs), 2);
+}
+
+/* A real run's files, each checked in turn, then the runs that must not
+ * overwrite them or that write elsewhere. */
+static void test_run_files(void)
+{
+    char out[600], json[700], csv[700];
+    snprintf(out, sizeof(out), "%s/r1", workdir);
+    snprintf(json, sizeof(json), "%s/results.json", out);
+    snprintf(csv, sizeof(csv), "%s/results.csv", out);
+    const char *args[] = {"run",      "--quick",   "--kernel",
+                          "dot,matmul_blocked,matmul_openblas",
+                          "--dtype",  "f64",       "--threads",
+                          "1",        "--ceilings", ceilfile,
+                          "--out",    out,         NULL};
+    run_kernels(args);
+    check_results_json(json);
+    check_results_csv(csv);
+    check_refused_again(args, json);
+    check_team();
+    check_default_folders();
 }
 
 /* Starts args, sends SIGINT once its standard error holds `after`, and

@@ -195,96 +195,125 @@ static void test_geometry(void)
     }
 }
 
-/* Returns 0, or 77 when valgrind is missing (nothing was checked). */
-static int test_cachegrind(const char *exe)
+/* What every cachegrind run below shares: valgrind, the roofbench binary
+ * whose traffic child it runs, the geometry it simulates and the folder
+ * it writes in. */
+typedef struct {
+    const char *vg, *exe, *dir;
+    const sim_geometry *g;
+} cg_env;
+
+/* The blocks the model is given for the row and dot-product forms: the
+ * AVX2 path's, as the simulated child never holds AVX-512. */
+static const rb_blocking cg_blk = {"avx2", 6, 8, 512, 126, 2048, "",
+                                   0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0};
+
+/* matmul_row at n = 64: cachegrind repeats its counts, and the LL misses
+ * are the compulsory lines and the model's. base gets the set-up run's
+ * counts, d1 the kernel's own. */
+static void cg_row_ll(const cg_env *v, sim_counts *base, sim_counts *d1)
 {
-    char vg[512];
     rb_err e;
-    if (sim_find_valgrind(vg, sizeof(vg), &e) != RB_OK) {
-        printf("skipped: %s\n", e.msg);
-        return 77;
-    }
-    sim_geometry g;
-    memset(&g, 0, sizeof(g));
-    CHECK_INT(sim_geometry_parse("L1=32K:8:64,LL=1M:8:64", &g, &e), RB_OK);
-    char dir[] = "/tmp/roofbench-cg-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
     const rb_shape s = {64, 64, 64};
-    sim_counts base, a1, a2, d1, d2;
-    CHECK_INT(sim_run(vg, exe, "none", RB_F64, s, 1, &g, dir, &base, &e),
+    sim_counts a1, a2, d2;
+    CHECK_INT(sim_run(v->vg, v->exe, "none", RB_F64, s, 1, v->g, v->dir,
+                      base, &e),
               RB_OK);
-    CHECK_INT(sim_run(vg, exe, "matmul_row", RB_F64, s, 1, &g, dir, &a1, &e),
+    CHECK_INT(sim_run(v->vg, v->exe, "matmul_row", RB_F64, s, 1, v->g,
+                      v->dir, &a1, &e),
               RB_OK);
-    CHECK_INT(sim_run(vg, exe, "matmul_row", RB_F64, s, 1, &g, dir, &a2, &e),
+    CHECK_INT(sim_run(v->vg, v->exe, "matmul_row", RB_F64, s, 1, v->g,
+                      v->dir, &a2, &e),
               RB_OK);
     /* deterministic: the same binary and geometry, the same counts */
     CHECK(a1.d1_misses == a2.d1_misses && a1.ll_misses == a2.ll_misses &&
           a1.ir == a2.ir);
-    sim_subtract(&a1, &base, &d1);
-    sim_subtract(&a2, &base, &d2);
-    CHECK(d1.ll_misses == d2.ll_misses);
+    sim_subtract(&a1, base, d1);
+    sim_subtract(&a2, base, &d2);
+    CHECK(d1->ll_misses == d2.ll_misses);
     /* the simulated path never holds AVX-512 */
     CHECK_STR_HAS(a1.path, "path avx2");
     /* everything fits in the LL: the row form streams A, B and C once:
      * 3 x 64 x 64 x 8 bytes / 64 = 1536 compulsory lines */
     printf("cachegrind matmul_row n=64 f64: %.0f LL misses (compulsory "
            "1536), %.0f D1 misses\n",
-           d1.ll_misses, d1.d1_misses);
-    CHECK(NEAR(d1.ll_misses, 1536.0, 0.03));
+           d1->ll_misses, d1->d1_misses);
+    CHECK(NEAR(d1->ll_misses, 1536.0, 0.03));
     /* and the model says the same at both levels */
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0};
-    CHECK(NEAR(lines("matmul_row", s, 8, &g.ll, &blk),
-               d1.ll_misses, 0.03));
+    CHECK(NEAR(lines("matmul_row", s, 8, &v->g->ll, &cg_blk),
+               d1->ll_misses, 0.03));
+}
+
+/* matmul_row's D1 misses against the model at n = 64 (d1: the kernel's
+ * own counts from cg_row_ll) and n = 96, and the function they fall in. */
+static void cg_row_d1(const cg_env *v, const sim_counts *d1)
+{
+    rb_err e;
+    const rb_shape s = {64, 64, 64};
     /* B (32 KiB) on the edge of a 32 KiB L1, every set full to its last
      * way: LRU keeps all but the sets a row of A or of C lands in, and in
      * the pass after (the intruder stays, used late); the model counts
      * the pass after in full, cachegrind finds part of it: within 30%. At
      * n = 96 (B 72 KiB) B streams. */
-    const double m64 = lines("matmul_row", s, 8, &g.l1, &blk);
+    const double m64 = lines("matmul_row", s, 8, &v->g->l1, &cg_blk);
     printf("cachegrind matmul_row n=64 f64: model %.0f D1 misses\n", m64);
-    CHECK(NEAR(m64, d1.d1_misses, 0.30));
+    CHECK(NEAR(m64, d1->d1_misses, 0.30));
     const rb_shape s96 = {96, 96, 96};
     sim_counts b96, r96, k96;
-    CHECK_INT(sim_run(vg, exe, "none", RB_F64, s96, 1, &g, dir, &b96, &e),
+    CHECK_INT(sim_run(v->vg, v->exe, "none", RB_F64, s96, 1, v->g, v->dir,
+                      &b96, &e),
               RB_OK);
-    CHECK_INT(sim_run(vg, exe, "matmul_row", RB_F64, s96, 1, &g, dir, &r96,
-                      &e),
+    CHECK_INT(sim_run(v->vg, v->exe, "matmul_row", RB_F64, s96, 1, v->g,
+                      v->dir, &r96, &e),
               RB_OK);
     sim_subtract(&r96, &b96, &k96);
-    const double m96 = lines("matmul_row", s96, 8, &g.l1, &blk);
+    const double m96 = lines("matmul_row", s96, 8, &v->g->l1, &cg_blk);
     printf("cachegrind matmul_row n=96 f64: %.0f D1 misses, model %.0f\n",
            k96.d1_misses, m96);
     CHECK(NEAR(m96, k96.d1_misses, 0.10));
     /* the misses are the kernel function's */
-    CHECK(d1.nfn > 0);
-    if (d1.nfn > 0)
-        CHECK_STR_HAS(d1.fn[0].name, "matmul_row");
-    /* the dot-product form thrashes a tiny L1 with a power-of-two stride:
-     * D1 misses near N P M */
-    CHECK_INT(sim_run(vg, exe, "matmul_naive", RB_F64, s, 1, &g, dir, &a1,
-                      &e),
+    CHECK(d1->nfn > 0);
+    if (d1->nfn > 0)
+        CHECK_STR_HAS(d1->fn[0].name, "matmul_row");
+}
+
+/* The dot-product form thrashes a tiny L1 with a power-of-two stride: D1
+ * misses near N P M, within x2 of the model (base: the n = 64 set-up). */
+static void cg_naive(const cg_env *v, const sim_counts *base)
+{
+    rb_err e;
+    const rb_shape s = {64, 64, 64};
+    sim_counts a1, d1;
+    CHECK_INT(sim_run(v->vg, v->exe, "matmul_naive", RB_F64, s, 1, v->g,
+                      v->dir, &a1, &e),
               RB_OK);
-    sim_subtract(&a1, &base, &d1);
-    const double model = lines("matmul_naive", s, 8, &g.l1, &blk);
+    sim_subtract(&a1, base, &d1);
+    const double model = lines("matmul_naive", s, 8, &v->g->l1, &cg_blk);
     printf("cachegrind matmul_naive n=64 f64: %.0f D1 misses, model %.0f\n",
            d1.d1_misses, model);
     CHECK(d1.d1_misses < 2.0 * model && model < 2.0 * d1.d1_misses);
-    /* the blocked kernel's skinny path (64 rows, at most MC): the model
-     * with the blocks the simulated child reports */
+}
+
+/* The blocked kernel's skinny path (64 rows, at most MC): the model with
+ * the blocks the simulated child reports, at both levels. */
+static void cg_skinny(const cg_env *v)
+{
+    rb_err e;
     const rb_shape sk[] = {{64, 64, 64}, {8, 256, 256}};
     for (int i = 0; i < 2; i++) {
         sim_counts sb, sr, sd;
-        CHECK_INT(sim_run(vg, exe, "none", RB_F64, sk[i], 1, &g, dir, &sb, &e),
+        CHECK_INT(sim_run(v->vg, v->exe, "none", RB_F64, sk[i], 1, v->g,
+                          v->dir, &sb, &e),
                   RB_OK);
-        CHECK_INT(sim_run(vg, exe, "matmul_blocked", RB_F64, sk[i], 1, &g,
-                          dir, &sr, &e),
+        CHECK_INT(sim_run(v->vg, v->exe, "matmul_blocked", RB_F64, sk[i], 1,
+                          v->g, v->dir, &sr, &e),
                   RB_OK);
         sim_subtract(&sr, &sb, &sd);
         CHECK(sr.blk.skinny_max >= sk[i].n && sr.blk.sw > 0);
         const double ll =
-            lines("matmul_blocked", sk[i], 8, &g.ll, &sr.blk);
+            lines("matmul_blocked", sk[i], 8, &v->g->ll, &sr.blk);
         const double d1m =
-            lines("matmul_blocked", sk[i], 8, &g.l1, &sr.blk);
+            lines("matmul_blocked", sk[i], 8, &v->g->l1, &sr.blk);
         printf("cachegrind matmul_blocked (skinny) %zux%zux%zu f64: %.0f LL "
                "misses, model %.0f; %.0f D1 misses, model %.0f\n",
                sk[i].n, sk[i].p, sk[i].m, sd.ll_misses, ll, sd.d1_misses, d1m);
@@ -294,10 +323,16 @@ static int test_cachegrind(const char *exe)
          * (stays or not) and reads the upper end: within 35% */
         CHECK(NEAR(d1m, sd.d1_misses, 0.35));
     }
-    /* every form within x1.5 of cachegrind at both levels, at sizes
-     * where the set conflicts decide: f32 n = 96 in a Zen 5's geometry
-     * (columns 6 lines apart, 32 sets of 12 ways), f64 n = 64 in a small
-     * one (8 lines apart: 8 sets of 8 ways, the columns exactly full) */
+}
+
+/* Every form within x1.5 of cachegrind at both levels, at sizes where the
+ * set conflicts decide, each in a geometry of its own (v->g unused). */
+static void cg_forms(const cg_env *v)
+{
+    rb_err e;
+    /* f32 n = 96 in a Zen 5's geometry (columns 6 lines apart, 32 sets of
+     * 12 ways), f64 n = 64 in a small one (8 lines apart: 8 sets of 8
+     * ways, the columns exactly full) */
     static const char *const forms5[] = {"matmul_naive", "matmul_column",
                                          "matmul_row", "matmul_outer",
                                          "matmul_blocked"};
@@ -314,13 +349,13 @@ static int test_cachegrind(const char *exe)
         const rb_shape sc = {cases[c].n, cases[c].n, cases[c].n};
         const size_t el = rb_dtype_size(cases[c].dt);
         sim_counts cb;
-        CHECK_INT(sim_run(vg, exe, "none", cases[c].dt, sc, 1, &gc, dir, &cb,
-                          &e),
+        CHECK_INT(sim_run(v->vg, v->exe, "none", cases[c].dt, sc, 1, &gc,
+                          v->dir, &cb, &e),
                   RB_OK);
         for (int f = 0; f < 5; f++) {
             sim_counts cr, cd;
-            CHECK_INT(sim_run(vg, exe, forms5[f], cases[c].dt, sc, 1, &gc, dir,
-                              &cr, &e),
+            CHECK_INT(sim_run(v->vg, v->exe, forms5[f], cases[c].dt, sc, 1,
+                              &gc, v->dir, &cr, &e),
                       RB_OK);
             sim_subtract(&cr, &cb, &cd);
             const double m1 =
@@ -336,12 +371,36 @@ static int test_cachegrind(const char *exe)
             CHECK(mll <= 1.5 * cd.ll_misses && cd.ll_misses <= 1.5 * mll);
         }
     }
+}
+
+/* Returns 0, or 77 when valgrind is missing (nothing was checked). */
+static int test_cachegrind(const char *exe)
+{
+    char vg[512];
+    rb_err e;
+    if (sim_find_valgrind(vg, sizeof(vg), &e) != RB_OK) {
+        printf("skipped: %s\n", e.msg);
+        return 77;
+    }
+    sim_geometry g;
+    memset(&g, 0, sizeof(g));
+    CHECK_INT(sim_geometry_parse("L1=32K:8:64,LL=1M:8:64", &g, &e), RB_OK);
+    char dir[] = "/tmp/roofbench-cg-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const cg_env v = {vg, exe, dir, &g};
+    sim_counts base, d1;
+    cg_row_ll(&v, &base, &d1);
+    cg_row_d1(&v, &d1);
+    cg_naive(&v, &base);
+    cg_skinny(&v);
+    cg_forms(&v);
     char cmd[100];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
 
     /* a file cachegrind did not write is an error, not zeros */
-    CHECK_INT(sim_parse_file("/nonexistent/cg.out", &a1, &e), RB_EMEASURE);
+    sim_counts none;
+    CHECK_INT(sim_parse_file("/nonexistent/cg.out", &none, &e), RB_EMEASURE);
     return 0;
 }
 
