@@ -209,7 +209,20 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * deep: there the two were mixed (f32 and f64, 1 thread, B = 40 to
          * 64), and earlier, with the requests spread, the deep blocks
          * measured 1.09 to 1.10 times as fast as 32 rows first-group
-         * requests at f64 B = 32 to 64 on Xeon EMR. */
+         * requests at f64 B = 32 to 64 on Xeon EMR. Later, on a Xeon
+         * guest of 260 MiB L3, 1 thread, the kernel called directly with
+         * the two depths alternated call by call in one process: 96 rows
+         * (L1/2) at B = 18 to 36 were 1.06 to 1.16 times as fast at P = M
+         * = 8960 f32 and 1.01 to 1.09 at 6336 f64 (row strides of 35 and
+         * 49.5 KiB), 0.75 to 0.85 at 5952 f32 (23.3 KiB) and 1.00 to 1.06
+         * at 3520 (and 0.95 to 1.00 at B = 13 and 16): the better depth
+         * follows the stride, so 32 stays.
+         * Against the streaming probe interleaved the same way, this path
+         * reached 0.85 to 0.89 of it at B = 32 and 64 (124 and 146
+         * GFLOP/s, 8960 f32) while the host was quiet, and 0.55 to 0.65
+         * in its spells of a second or two, when the probe lost only a
+         * tenth: those spells, not the depth, are what cost the sweep its
+         * points near the ridge there. */
         out->skb =
             groups <= SHALLOW_GROUPS ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
     } else {
