@@ -218,11 +218,11 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * at 3520 (and 0.95 to 1.00 at B = 13 and 16): the better depth
          * follows the stride, so 32 stays.
          * Against the streaming probe interleaved the same way, this path
-         * reached 0.85 to 0.89 of it at B = 32 and 64 (124 and 146
-         * GFLOP/s, 8960 f32) while the host was quiet, and 0.55 to 0.65
-         * in its spells of a second or two, when the probe lost only a
-         * tenth: those spells, not the depth, are what cost the sweep its
-         * points near the ridge there. */
+         * reached 0.80 to 0.89 of it at B = 32 and 64 (118 to 128 and
+         * 131 to 147 GFLOP/s, 8960 f32) while the host was quiet, and 0.55
+         * to 0.65 in its spells of a second or two, when the probe lost
+         * only a tenth: those spells, not the depth, are what cost the
+         * sweep its points near the ridge there. */
         out->skb =
             groups <= SHALLOW_GROUPS ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
     } else {
