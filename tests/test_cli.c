@@ -634,13 +634,12 @@ static void test_model(void)
     CHECK_STR_HAS(r.err, want);
 }
 
-/* orders end to end at a small size with every source: the same FLOPs in
- * every form, cachegrind's figures present, counters unavailable with a
- * reason (never 0) on a machine without a PMU; without valgrind, one line
- * with the install command. */
 static int lines_of(const char *path);
 
-static void test_orders(void)
+/* One size with every traffic source: the same FLOPs in every form,
+ * cachegrind's figures in range, and counters present or unavailable with
+ * a reason; the JSON and CSV are written. */
+static void orders_every_source(void)
 {
     char out[600];
     snprintf(out, sizeof(out), "%s/orders", ceildir);
@@ -685,23 +684,29 @@ static void test_orders(void)
     json_decref(doc);
     snprintf(path, sizeof(path), "%s/orders.csv", out);
     CHECK(access(path, F_OK) == 0);
+}
 
-    /* a sweep of listed sizes with both model and cachegrind: the ratio
-     * table per dtype and level, the worst factor, and the chart's data as
-     * one series per form and source */
+/* A sweep of listed sizes with both model and cachegrind: the ratio table
+ * per dtype and level, the worst factor, and the chart's data as one
+ * series per form and source. */
+static void orders_sweep_listed_sizes(void)
+{
+    char out[600];
     snprintf(out, sizeof(out), "%s/orders-sweep", ceildir);
     const char *sw[] = {"orders",   "--sweep",      "16,24",
                         "--traffic", "model,cachegrind", "--kernel",
                         "matmul_row,matmul_column", "--dtype", "f64",
                         "--min-time", "0.001", "--ceilings", ceilfile,
                         "--out", out, NULL};
+    result r;
     run(workdir, sw, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "model / cachegrind, f64, L1:");
     CHECK_STR_HAS(r.out, "model / cachegrind, f64, last level:");
     CHECK_STR_HAS(r.out, "of cachegrind at every size, form and level");
+    char path[700];
     snprintf(path, sizeof(path), "%s/orders.json", out);
-    doc = load_json(path);
+    json_t *doc = load_json(path);
     json_t *worst = json_object_get(doc, "model_vs_cachegrind_worst_factor");
     CHECK(worst != NULL);
     const double w1 = json_number_value(json_object_get(worst, "l1")),
@@ -716,19 +721,25 @@ static void test_orders(void)
     snprintf(path, sizeof(path), "%s/traffic-f64.png", out);
     if (access(png, F_OK) == 0) /* gnuplot ran */
         CHECK(access(path, F_OK) == 0);
+}
 
-    /* --sweep default: the grid 48, 64, 96, ..., 768 (the blocked form
-     * alone, the model alone: seconds) */
+/* The default sweep runs the grid 48, 64, 96, ..., 768, here with the
+ * blocked form and the model alone so that it takes seconds. */
+static void orders_sweep_default_grid(void)
+{
+    char out[600];
     snprintf(out, sizeof(out), "%s/orders-default", ceildir);
     const char *dg[] = {"orders",    "--sweep",   "default",  "--traffic",
                         "model",     "--kernel",  "matmul_blocked",
                         "--dtype",   "f32",       "--min-time", "0.001",
                         "--ceilings", ceilfile,   "--out",    out,
                         NULL};
+    result r;
     run(workdir, dg, &r);
     CHECK_INT(r.status, 0);
+    char path[700];
     snprintf(path, sizeof(path), "%s/orders.json", out);
-    doc = load_json(path);
+    json_t *doc = load_json(path);
     static const int grid[] = {48, 64, 96, 128, 192, 256, 384, 512, 768};
     json_t *zs = json_object_get(doc, "sizes");
     CHECK_INT(json_array_size(zs), 9);
@@ -737,18 +748,36 @@ static void test_orders(void)
                       json_object_get(json_array_get(zs, q), "n")),
                   grid[q]);
     json_decref(doc);
+}
 
-    /* valgrind missing: exit 2 with the command that installs it */
+/* With valgrind missing from PATH, cachegrind traffic exits 2 with the
+ * command that installs it and leaves nothing behind. */
+static void orders_without_valgrind(void)
+{
     const char *saved = getenv("PATH");
     char keep[4096];
     snprintf(keep, sizeof(keep), "%s", saved ? saved : "/usr/bin:/bin");
     setenv("PATH", "/nonexistent", 1);
     const char *cg[] = {"orders", "--traffic", "cachegrind", NULL};
+    result r;
     run(workdir, cg, &r);
     setenv("PATH", keep, 1);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "sudo apt-get install -y valgrind");
     CHECK_INT(count_entries(workdir), 0);
+}
+
+/* orders end to end at a small size with every source: the same FLOPs in
+ * every form, cachegrind's figures present, counters unavailable with a
+ * reason (never 0) on a machine without a PMU; then a sweep of listed sizes
+ * and the default grid; without valgrind, one line with the install
+ * command. */
+static void test_orders(void)
+{
+    orders_every_source();
+    orders_sweep_listed_sizes();
+    orders_sweep_default_grid();
+    orders_without_valgrind();
 }
 
 /* The sweep end to end on tiny weights, in two rounds: every point

@@ -359,6 +359,94 @@ static void test_implausible_cache(unsigned isa)
     rb_configure(&def);
 }
 
+/* The blocked matmul over shapes that cross KC, MC and NC and take the
+ * skinny path, the SIMD dot and matvec, and the blocked matmul against
+ * OpenBLAS, all under the code path and caches of cfg. */
+static void test_blocked_on_path(const rb_config *cfg)
+{
+    rb_configure(cfg);
+    rb_blocking bk;
+    rb_blocking_of(RB_F64, &bk);
+    printf("matmul_blocked path %s, KC %zu MC %zu NC %zu\n", bk.path, bk.kc,
+           bk.mc, bk.nc);
+    static const rb_shape blocked_shapes[] = {
+        {1, 1, 1},     {7, 7, 7},      {33, 33, 33},
+        {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
+        {9, 70, 1100}, {61, 1, 45},    {1000, 17, 3},
+        {1000, 1000, 130}, {130, 1000, 1000},
+        /* the skinny path: one row group (in place), a partial one, several
+         * (packed), P across skb blocks, M not a whole number of strips */
+        {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},
+        {2, 1025, 33}};
+    for (size_t i = 0; i < sizeof(blocked_shapes) / sizeof(blocked_shapes[0]);
+         i++)
+        test_op(RB_OP_MATMUL, blocked_shapes[i], "matmul_blocked");
+    test_op(RB_OP_DOT, (rb_shape){1, 1000, 1}, "dot_simd");
+    test_op(RB_OP_DOT, (rb_shape){1, 77, 1}, "dot_simd");
+    test_op(RB_OP_MATVEC, (rb_shape){37, 1003, 1}, "matvec_simd");
+    test_op(RB_OP_MATVEC, (rb_shape){5, 7, 1}, "matvec_simd");
+    /* eight rows, four, one; P past a whole vector chunk */
+    test_op(RB_OP_MATVEC, (rb_shape){13, 48, 1}, "matvec_simd");
+    test_blocked_vs_openblas((rb_shape){130, 257, 100});
+}
+
+/* The skinny path's next-block order under cfg: the blocked matmul matches
+ * the reference, and with the small caches every shape is planned that way. */
+static void test_skinny_next_block(const rb_config *cfg, int small_caches)
+{
+    /* The skinny path's other order, for W beyond L3 (the small caches put
+     * these there, in both dtypes, at one thread): one row group (64-row
+     * blocks at one thread) and more (192), P across blocks, the next block
+     * in the next columns, M not a whole number of strips. */
+    rb_config next = *cfg;
+    next.skinny_order = RB_SKINNY_NEXT_BLOCK;
+    rb_configure(&next);
+    static const rb_shape next_shapes[] = {
+        {1, 1100, 300}, {6, 1000, 301}, {13, 1000, 300},
+        {40, 700, 500}, {17, 300, 1100},
+        /* a last block of 3 rows: fewer steps than C tile lines */
+        {6, 1027, 301}};
+    for (size_t i = 0; i < sizeof(next_shapes) / sizeof(next_shapes[0]); i++) {
+        const rb_shape s = next_shapes[i];
+        for (int d = 0; small_caches && d < RB_NDTYPES; d++) {
+            rb_blocking nb;
+            rb_blocking_of((rb_dtype)d, &nb);
+            rb_skinny_plan plan;
+            rb_skinny_plan_of(&nb, rb_dtype_size((rb_dtype)d), s.n, s.p, s.m, 1,
+                              &plan);
+            CHECK(s.n <= nb.skinny_max && plan.far &&
+                  plan.order == RB_SKINNY_NEXT_BLOCK &&
+                  plan.skb == (s.n <= RB_SKINNY_ROWS ? 64u : 192u) &&
+                  plan.jc < s.m);
+        }
+        test_op(RB_OP_MATMUL, s, "matmul_blocked");
+    }
+}
+
+/* Every kernel of every operation (dot, matvec, matmul, batched) on shapes
+ * from 1 to 520 a side, under the full code path and the default cache
+ * sizes. */
+static void test_every_op(unsigned isa)
+{
+    const rb_config def = {.isa = isa};
+    rb_configure(&def);
+    static const rb_shape shapes[] = {
+        {1, 1, 1},       {3, 3, 3},     {7, 7, 7},     {31, 31, 31},
+        {64, 64, 64},    {100, 100, 100}, {257, 257, 257},
+        {7, 31, 100},    {100, 3, 257}, {257, 64, 1},  {1, 257, 7},
+        {65, 129, 257},  {33, 1, 5},    {300, 200, 520}};
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        const rb_shape s = shapes[i];
+        test_op(RB_OP_DOT, s, NULL);
+        test_op(RB_OP_MATVEC, s, NULL);
+        test_op(RB_OP_MATMUL, s, NULL);
+        /* Batched holds N*P*M elements of B: keep N small for big P, M. */
+        test_op(RB_OP_BATCHED,
+                (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m},
+                NULL);
+    }
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -380,77 +468,10 @@ int main(void)
                                                 .l2 = 1 << 20,
                                                 .l3 = 8 << 20};
             cfg.isa = caps[ci];
-            rb_configure(&cfg);
-            rb_blocking bk;
-            rb_blocking_of(RB_F64, &bk);
-            printf("matmul_blocked path %s, KC %zu MC %zu NC %zu\n", bk.path,
-                   bk.kc, bk.mc, bk.nc);
-            static const rb_shape blocked_shapes[] = {
-                {1, 1, 1},     {7, 7, 7},      {33, 33, 33},
-                {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
-                {9, 70, 1100}, {61, 1, 45},    {1000, 17, 3},
-                {1000, 1000, 130}, {130, 1000, 1000},
-                /* the skinny path: one row group (in place), a partial
-                 * one, several (packed), P across skb blocks, M not a
-                 * whole number of strips */
-                {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},
-                {2, 1025, 33}};
-            for (size_t i = 0;
-                 i < sizeof(blocked_shapes) / sizeof(blocked_shapes[0]); i++)
-                test_op(RB_OP_MATMUL, blocked_shapes[i], "matmul_blocked");
-            test_op(RB_OP_DOT, (rb_shape){1, 1000, 1}, "dot_simd");
-            test_op(RB_OP_DOT, (rb_shape){1, 77, 1}, "dot_simd");
-            test_op(RB_OP_MATVEC, (rb_shape){37, 1003, 1}, "matvec_simd");
-            test_op(RB_OP_MATVEC, (rb_shape){5, 7, 1}, "matvec_simd");
-            /* eight rows, four, one; P past a whole vector chunk */
-            test_op(RB_OP_MATVEC, (rb_shape){13, 48, 1}, "matvec_simd");
-            test_blocked_vs_openblas((rb_shape){130, 257, 100});
-            /* The skinny path's other order, for W beyond L3 (the small
-             * caches put these there, in both dtypes, at one thread):
-             * one row group (64-row blocks at one thread) and more
-             * (192), P across blocks, the next block in the next
-             * columns, M not a whole number of strips. */
-            cfg.skinny_order = RB_SKINNY_NEXT_BLOCK;
-            rb_configure(&cfg);
-            static const rb_shape next_shapes[] = {
-                {1, 1100, 300}, {6, 1000, 301}, {13, 1000, 300},
-                {40, 700, 500}, {17, 300, 1100},
-                /* a last block of 3 rows: fewer steps than C tile lines */
-                {6, 1027, 301}};
-            for (size_t i = 0;
-                 i < sizeof(next_shapes) / sizeof(next_shapes[0]); i++) {
-                const rb_shape s = next_shapes[i];
-                for (int d = 0; cache && d < RB_NDTYPES; d++) {
-                    rb_blocking nb;
-                    rb_blocking_of((rb_dtype)d, &nb);
-                    rb_skinny_plan plan;
-                    rb_skinny_plan_of(&nb, rb_dtype_size((rb_dtype)d), s.n,
-                                      s.p, s.m, 1, &plan);
-                    CHECK(s.n <= nb.skinny_max && plan.far &&
-                          plan.order == RB_SKINNY_NEXT_BLOCK &&
-                          plan.skb == (s.n <= RB_SKINNY_ROWS ? 64u : 192u) &&
-                          plan.jc < s.m);
-                }
-                test_op(RB_OP_MATMUL, s, "matmul_blocked");
-            }
+            test_blocked_on_path(&cfg);
+            test_skinny_next_block(&cfg, cache);
         }
-    const rb_config def = {.isa = full};
-    rb_configure(&def);
-    static const rb_shape shapes[] = {
-        {1, 1, 1},       {3, 3, 3},     {7, 7, 7},     {31, 31, 31},
-        {64, 64, 64},    {100, 100, 100}, {257, 257, 257},
-        {7, 31, 100},    {100, 3, 257}, {257, 64, 1},  {1, 257, 7},
-        {65, 129, 257},  {33, 1, 5},    {300, 200, 520}};
-    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        const rb_shape s = shapes[i];
-        test_op(RB_OP_DOT, s, NULL);
-        test_op(RB_OP_MATVEC, s, NULL);
-        test_op(RB_OP_MATMUL, s, NULL);
-        /* Batched holds N*P*M elements of B: keep N small for big P, M. */
-        test_op(RB_OP_BATCHED,
-                (rb_shape){s.p * s.m > 4096 && s.n > 9 ? 9 : s.n, s.p, s.m},
-                NULL);
-    }
+    test_every_op(full);
     test_implausible_cache(full);
     test_check_catches_errors();
     test_reference_by_hand();

@@ -324,10 +324,10 @@ static void run_mpirun(const char *mpirun, const char *const *args,
     finish(pid, r);
 }
 
-static void test_two_ranks(const char *mpirun)
+/* roofbench starts mpirun itself: the run prints what it ran and writes a
+ * full document, model reads the fitted link, and a rerun is refused. */
+static void two_ranks_launched(const char *out)
 {
-    char out[600];
-    snprintf(out, sizeof(out), "%s/net", workdir);
     const char *args[] = {"network",   "--quick",   "--sizes",    "1:64K:x16",
                           "--d",       "16:256:x4", "--batch",    "4,32",
                           "--f",       "64",        "--chunks",   "4",
@@ -357,11 +357,14 @@ static void test_two_ranks(const char *mpirun)
     run(workdir, args, &r);
     CHECK_INT(r.status, 2);
     CHECK_INT(count_lines(r.err), 1);
+}
 
+/* Under the user's own mpirun, roofbench runs as roofbench-mpi and writes
+ * a latency-only document; more ranks than cores is refused up front. */
+static void two_ranks_user_mpirun(const char *mpirun, const char *ceil,
+                                  const char *out2)
+{
     /* mpirun started by the user: roofbench becomes roofbench-mpi */
-    char out2[600], ceil[700];
-    snprintf(out2, sizeof(out2), "%s/net2", workdir);
-    snprintf(ceil, sizeof(ceil), "%s/ceilings.json", out);
     const char *uargs[] = {"-n",        "2",          "--bind-to",
                            "none",      roofbench,    "network",
                            "--parts",   "latency",    "--sizes",
@@ -369,6 +372,7 @@ static void test_two_ranks(const char *mpirun)
                            "--min-time", "0.0005",    "--ceilings",
                            ceil,        "--out",      out2,
                            NULL};
+    result r;
     run_mpirun(mpirun, uargs, &r);
     CHECK_INT(r.status, 0);
     if (r.status)
@@ -389,16 +393,27 @@ static void test_two_ranks(const char *mpirun)
         CHECK_STR_HAS(r.err, "3 ranks on");
         CHECK(!exists(out5));
     }
+}
 
+/* A network document from a one-part run gives model its single link,
+ * mpi-p2p, to shard over. */
+static void two_ranks_model_one_part(const char *ceil, const char *out2)
+{
     /* a run of one part has one link, which model takes alone */
     const char *m2[] = {"model",   "bp,pm->bm", "b=32",  "p=4096",
                         "m=1024",  "--profile", "host",  "--ceilings",
                         ceil,      "--network", out2,    "--shard",
                         "p:2",     "--link",    "mpi-p2p", NULL};
+    result r;
     run(workdir, m2, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR_HAS(r.out, "over mpi-p2p");
+}
 
+/* When mpirun itself fails for want of slots, roofbench reports that
+ * mpirun failed, exits 2 and writes nothing. */
+static void two_ranks_mpirun_fails(const char *ceil)
+{
     /* mpirun's own failure (too few slots) is one line of ours beside its
      * message, exit 2, nothing written */
     char hosts[600], out4[600];
@@ -413,11 +428,17 @@ static void test_two_ranks(const char *mpirun)
     const char *hargs[] = {"network", "--hostfile", hosts, "--parts",
                            "latency", "--ceilings", ceil,  "--out",
                            out4,      NULL};
+    result r;
     run(workdir, hargs, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "mpirun failed (exit status 1)");
     CHECK(!exists(out4));
+}
 
+/* A SIGINT mid-run exits 130 and leaves a document marked interrupted that
+ * holds the latency points already measured. */
+static void two_ranks_interrupted(const char *ceil)
+{
     /* Ctrl-C: the ranks stop together at the next point, rank 0 writes
      * what is finished, marked interrupted, and the exit status is 130 */
     char out3[600];
@@ -427,6 +448,7 @@ static void test_two_ranks(const char *mpirun)
     CHECK(wait_for("stderr", "running:", 30));
     sleep_s(2.0);
     kill(ipid, SIGINT);
+    result r;
     finish(ipid, &r);
     CHECK_INT(r.status, 130);
     char path[700];
@@ -436,6 +458,19 @@ static void test_two_ranks(const char *mpirun)
     CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
     CHECK(json_array_size(json_object_get(doc, "latency")) >= 1);
     json_decref(doc);
+}
+
+static void test_two_ranks(const char *mpirun)
+{
+    char out[600], out2[600], ceil[700];
+    snprintf(out, sizeof(out), "%s/net", workdir);
+    snprintf(out2, sizeof(out2), "%s/net2", workdir);
+    snprintf(ceil, sizeof(ceil), "%s/ceilings.json", out);
+    two_ranks_launched(out);
+    two_ranks_user_mpirun(mpirun, ceil, out2);
+    two_ranks_model_one_part(ceil, out2);
+    two_ranks_mpirun_fails(ceil);
+    two_ranks_interrupted(ceil);
 }
 
 int main(int argc, char **argv)

@@ -52,6 +52,143 @@ static json_t *hand_doc(void)
                      "f64", 0.01, "roofs", roofs);
 }
 
+/* The bound lands on the right level for a point in L1, far above the
+ * ridge, between L2 and DRAM, and below the first and past the last level. */
+static void bound_levels(const roofline *r)
+{
+    roof_bound b;
+    char why[256];
+    /* 2000 FLOPs on 16 KiB in L1: 0.1220703125 FLOP/B x 200 GB/s */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384,
+                             12.20703125, &b, why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "L1") == 0 && !b.compute_bound);
+    CHECK(NEAR(b.attainable_gflops, 24.4140625, 1e-12));
+    CHECK(NEAR(b.fraction, 0.5, 1e-12));
+    /* far above the ridge: the peak of the dtype binds */
+    CHECK_INT(roofline_bound(r, 1, RB_F32, RB_ACCESS_READ, 1000000000, 8192,
+                             25.0, &b, why, sizeof(why)),
+              0);
+    CHECK(b.compute_bound && b.attainable_gflops == 100.0 &&
+          NEAR(b.fraction, 0.25, 1e-12));
+    /* between L2 and DRAM at 1e7 bytes: the curve halfway in log-log,
+     * sqrt(100 x 20) GB/s, under both names */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
+                             1.0, &b, why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "L2>DRAM") == 0);
+    CHECK(NEAR(b.level.gbs, sqrt(2000.0), 1e-12));
+    CHECK(NEAR(b.attainable_gflops, sqrt(2000.0), 1e-12));
+    /* below the first plateau and past the last: the first and the last */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 100, 100, 1.0, &b,
+                             why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "L1") == 0 && b.attainable_gflops == 50.0);
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 10, 100000000000ull,
+                             0.0, &b, why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "DRAM") == 0);
+    CHECK(NEAR(b.attainable_gflops, 1e-10 * 20.0, 1e-12));
+}
+
+/* The access mix chooses the roof: mixed access is held to the mixed roof
+ * and read access to the read roof, each named by its kernel. */
+static void bound_mix(const roofline *r)
+{
+    roof_bound b;
+    char why[256];
+    /* the mix picks the roof: a kernel that writes is held to the mixed
+     * roof, triad's 300 GB/s in L1, and the table names the kernel */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_MIXED && b.level.gbs == 300.0);
+    CHECK(strcmp(roof_bound_roof(&b), "triad") == 0);
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
+    CHECK(strcmp(roof_bound_roof(&b), "read") == 0);
+}
+
+/* A point is flagged above the roof only beyond the spread of what binds
+ * it: a memory level, the peak, or the larger of two levels' spreads. */
+static void bound_spread(const roofline *r)
+{
+    roof_bound b;
+    char why[256];
+    /* above the roof only beyond its spread: DRAM's is 10%, so 109% of
+     * 0.125 x 20 GB/s is noise and 111% is flagged */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 125000000,
+                             1000000000, 2.5 * 1.09, &b, why, sizeof(why)),
+              0);
+    CHECK(strcmp(b.level.name, "DRAM") == 0 && b.spread == 0.10 && !b.above);
+    CHECK(strcmp(roof_bound_roof(&b), "read4") == 0);
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 125000000,
+                             1000000000, 2.5 * 1.11, &b, why, sizeof(why)),
+              0);
+    CHECK(b.above && NEAR(b.fraction, 1.11, 1e-12));
+    /* compute-bound: the peak's spread, 1% */
+    CHECK_INT(roofline_bound(r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
+                             100.5, &b, why, sizeof(why)),
+              0);
+    CHECK(b.compute_bound && !b.above && b.spread == 0.01);
+    CHECK(strcmp(roof_bound_roof(&b), "compute") == 0);
+    CHECK_INT(roofline_bound(r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
+                             102.0, &b, why, sizeof(why)),
+              0);
+    CHECK(b.above);
+    /* between two levels the larger of their spreads */
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
+                             1.0, &b, why, sizeof(why)),
+              0);
+    CHECK(b.spread == 0.10 && strcmp(roof_bound_roof(&b), "L2>DRAM") == 0);
+}
+
+/* Mixed access falls back to the read roof when the mixed roof found no
+ * level and when it was not measured, and leaves it marked unmeasured. */
+static void bound_fallback(roofline *r)
+{
+    roof_bound b;
+    char why[256];
+    /* a mixed roof that found no level: the read roof too */
+    r->teams[0].bw[RB_ACCESS_MIXED].nlevels = 0;
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
+    r->teams[0].bw[RB_ACCESS_MIXED].nlevels = 3;
+    /* no mixed roof measured: the read roof, and the bound says so */
+    r->teams[0].bw[RB_ACCESS_MIXED].present = 0;
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
+                             &b, why, sizeof(why)),
+              0);
+    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
+}
+
+/* With no team for the thread count, no peak for the dtype or no memory
+ * level there is no bound, and the reason says which is missing. */
+static void bound_refusals(roofline *r)
+{
+    roof_bound b;
+    char why[256];
+    /* why there is no bound */
+    CHECK_INT(roofline_bound(r, 2, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
+              -1);
+    CHECK_STR_HAS(why, "no roofline for 2 threads (it has 1)");
+    r->teams[0].peak_gflops[RB_F32] = 0.0;
+    CHECK_INT(roofline_bound(r, 1, RB_F32, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
+              -1);
+    CHECK_STR_HAS(why, "no f32 peak");
+    r->teams[0].bw[RB_ACCESS_READ].nlevels = 0;
+    CHECK_INT(roofline_bound(r, 1, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
+                             sizeof(why)),
+              -1);
+    CHECK_STR_HAS(why, "no memory level");
+}
+
 static void test_bound(void)
 {
     json_t *doc = hand_doc();
@@ -59,105 +196,11 @@ static void test_bound(void)
     rb_err e;
     CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
     json_decref(doc);
-    roof_bound b;
-    char why[256];
-    /* 2000 FLOPs on 16 KiB in L1: 0.1220703125 FLOP/B x 200 GB/s */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384,
-                             12.20703125, &b, why, sizeof(why)),
-              0);
-    CHECK(strcmp(b.level.name, "L1") == 0 && !b.compute_bound);
-    CHECK(NEAR(b.attainable_gflops, 24.4140625, 1e-12));
-    CHECK(NEAR(b.fraction, 0.5, 1e-12));
-    /* far above the ridge: the peak of the dtype binds */
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_READ, 1000000000, 8192,
-                             25.0, &b, why, sizeof(why)),
-              0);
-    CHECK(b.compute_bound && b.attainable_gflops == 100.0 &&
-          NEAR(b.fraction, 0.25, 1e-12));
-    /* between L2 and DRAM at 1e7 bytes: the curve halfway in log-log,
-     * sqrt(100 x 20) GB/s, under both names */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
-                             1.0, &b, why, sizeof(why)),
-              0);
-    CHECK(strcmp(b.level.name, "L2>DRAM") == 0);
-    CHECK(NEAR(b.level.gbs, sqrt(2000.0), 1e-12));
-    CHECK(NEAR(b.attainable_gflops, sqrt(2000.0), 1e-12));
-    /* below the first plateau and past the last: the first and the last */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 100, 100, 1.0, &b,
-                             why, sizeof(why)),
-              0);
-    CHECK(strcmp(b.level.name, "L1") == 0 && b.attainable_gflops == 50.0);
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10, 100000000000ull,
-                             0.0, &b, why, sizeof(why)),
-              0);
-    CHECK(strcmp(b.level.name, "DRAM") == 0);
-    CHECK(NEAR(b.attainable_gflops, 1e-10 * 20.0, 1e-12));
-    /* the mix picks the roof: a kernel that writes is held to the mixed
-     * roof, triad's 300 GB/s in L1, and the table names the kernel */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
-                             &b, why, sizeof(why)),
-              0);
-    CHECK(b.mix == RB_ACCESS_MIXED && b.level.gbs == 300.0);
-    CHECK(strcmp(roof_bound_roof(&b), "triad") == 0);
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 2000, 16384, 1.0,
-                             &b, why, sizeof(why)),
-              0);
-    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
-    CHECK(strcmp(roof_bound_roof(&b), "read") == 0);
-    /* above the roof only beyond its spread: DRAM's is 10%, so 109% of
-     * 0.125 x 20 GB/s is noise and 111% is flagged */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 125000000,
-                             1000000000, 2.5 * 1.09, &b, why, sizeof(why)),
-              0);
-    CHECK(strcmp(b.level.name, "DRAM") == 0 && b.spread == 0.10 && !b.above);
-    CHECK(strcmp(roof_bound_roof(&b), "read4") == 0);
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 125000000,
-                             1000000000, 2.5 * 1.11, &b, why, sizeof(why)),
-              0);
-    CHECK(b.above && NEAR(b.fraction, 1.11, 1e-12));
-    /* compute-bound: the peak's spread, 1% */
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
-                             100.5, &b, why, sizeof(why)),
-              0);
-    CHECK(b.compute_bound && !b.above && b.spread == 0.01);
-    CHECK(strcmp(roof_bound_roof(&b), "compute") == 0);
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_MIXED, 1000000000, 8192,
-                             102.0, &b, why, sizeof(why)),
-              0);
-    CHECK(b.above);
-    /* between two levels the larger of their spreads */
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 10000000, 10000000,
-                             1.0, &b, why, sizeof(why)),
-              0);
-    CHECK(b.spread == 0.10 && strcmp(roof_bound_roof(&b), "L2>DRAM") == 0);
-    /* a mixed roof that found no level: the read roof too */
-    r.teams[0].bw[RB_ACCESS_MIXED].nlevels = 0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
-                             &b, why, sizeof(why)),
-              0);
-    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
-    r.teams[0].bw[RB_ACCESS_MIXED].nlevels = 3;
-    /* no mixed roof measured: the read roof, and the bound says so */
-    r.teams[0].bw[RB_ACCESS_MIXED].present = 0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_MIXED, 2000, 16384, 1.0,
-                             &b, why, sizeof(why)),
-              0);
-    CHECK(b.mix == RB_ACCESS_READ && b.level.gbs == 200.0);
-    /* why there is no bound */
-    CHECK_INT(roofline_bound(&r, 2, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
-                             sizeof(why)),
-              -1);
-    CHECK_STR_HAS(why, "no roofline for 2 threads (it has 1)");
-    r.teams[0].peak_gflops[RB_F32] = 0.0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F32, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
-                             sizeof(why)),
-              -1);
-    CHECK_STR_HAS(why, "no f32 peak");
-    r.teams[0].bw[RB_ACCESS_READ].nlevels = 0;
-    CHECK_INT(roofline_bound(&r, 1, RB_F64, RB_ACCESS_READ, 1, 1, 1.0, &b, why,
-                             sizeof(why)),
-              -1);
-    CHECK_STR_HAS(why, "no memory level");
+    bound_levels(&r);
+    bound_mix(&r);
+    bound_spread(&r);
+    bound_fallback(&r);
+    bound_refusals(&r);
 }
 
 /* The hand document with one field changed: path is "levels.0.gbs" (of
