@@ -52,6 +52,15 @@ static json_t *hand_doc(void)
                      "f64", 0.01, "roofs", roofs);
 }
 
+/* The hand-made document as a roofline, checked to load. */
+static void hand_roofline(roofline *r)
+{
+    json_t *doc = hand_doc();
+    rb_err e;
+    CHECK_INT(roofline_from_doc(doc, "hand", r, &e), RB_OK);
+    json_decref(doc);
+}
+
 /* The bound lands on the right level for a point in L1, far above the
  * ridge, between L2 and DRAM, and below the first and past the last level. */
 static void bound_levels(const roofline *r)
@@ -191,11 +200,8 @@ static void bound_refusals(roofline *r)
 
 static void test_bound(void)
 {
-    json_t *doc = hand_doc();
     roofline r;
-    rb_err e;
-    CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
-    json_decref(doc);
+    hand_roofline(&r);
     bound_levels(&r);
     bound_mix(&r);
     bound_spread(&r);
@@ -948,11 +954,8 @@ static void test_drift(void)
           noise == DRIFT_CLOCK_NOISE);
     CHECK(!drift_clock_moved(2.0, 0.06, 2.1, 0.01, &change, &noise) &&
           noise == 0.06);
-    json_t *doc = hand_doc();
     roofline r;
-    rb_err e;
-    CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
-    json_decref(doc);
+    hand_roofline(&r);
     const int one = 1;
     drift_probes ps;
     drift_plan(&r, &one, 1, 1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED, &ps);
@@ -999,11 +1002,9 @@ static void test_drift(void)
  * and says so (+). */
 static void test_flag_row(void)
 {
-    json_t *hd = hand_doc();
     roofline r;
     rb_err e;
-    CHECK_INT(roofline_from_doc(hd, "hand", &r, &e), RB_OK);
-    json_decref(hd);
+    hand_roofline(&r);
     static double samples[3];
     harness_row rows[2];
     memset(rows, 0, sizeof(rows));
