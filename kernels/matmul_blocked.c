@@ -211,17 +211,19 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
                            ldw, (float *)c, ldc, accumulate, pf);
 }
 
-/* The W block after rows [k0, k0 + skb) of columns [jb, je) of this
- * member's [j0, j1): the next rows of these columns, or the first rows of
- * the next columns ([nj, ne)); in the next-block order its lines, in
- * memory order, rows of `run` bytes, are asked for by this block's calls,
- * an even share each (`lines` in all: none in the strips' order or after
- * the last block). */
+/* The W block after the one being computed: its columns [nj, ne), its
+ * first element w, and, in the next-block order, its lines in memory order
+ * (rows of `run` bytes, `lines` in all: none in the strips' order or after
+ * the last block), asked for by the current block's calls, an even share
+ * each. */
 typedef struct {
     const char *w;
     size_t nj, ne, run, lines;
 } skinny_next;
 
+/* The block after rows [k0, k0 + skb) of columns [jb, je) of this member's
+ * [j0, j1): the next rows of these columns, or the first rows of the next
+ * columns. */
 static inline __attribute__((always_inline)) skinny_next
 next_block(const rb_operands *x, size_t el, const rb_skinny_plan *plan,
            size_t k0, size_t jb, size_t je, size_t j1)
@@ -242,7 +244,8 @@ next_block(const rb_operands *x, size_t el, const rb_skinny_plan *plan,
 }
 
 /* The requests of one call of a full strip, W from beyond L2 (the record
- * is built for no other call). strips: each row group asks for its share
+ * is built for no other call): with n, the next-block order's; with n
+ * NULL, the strips order's. strips: each row group asks for its share
  * [r0, r1) of the rows of the strip ahead, so that the requests are spread
  * over the whole strip's time, not one group's (it costs a few
  * instructions a step: 14% more in the check gate's 8x512x512 f64, whose

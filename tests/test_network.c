@@ -460,6 +460,8 @@ static void two_ranks_interrupted(const char *ceil)
     json_decref(doc);
 }
 
+/* Two ranks end to end, launched by roofbench and by the user's mpirun,
+ * then model over the result, mpirun's own failure and an interrupt. */
 static void test_two_ranks(const char *mpirun)
 {
     char out[600], out2[600], ceil[700];

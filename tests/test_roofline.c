@@ -198,6 +198,8 @@ static void bound_refusals(roofline *r)
     CHECK_STR_HAS(why, "no memory level");
 }
 
+/* roofline_bound on the hand-made roofline, one theme after another; the
+ * last two change the roofline they are given. */
 static void test_bound(void)
 {
     roofline r;
