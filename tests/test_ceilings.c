@@ -255,6 +255,51 @@ static void plateaus_named(void)
     }
 }
 
+/* A recorded 2-thread read curve (best of 5 samples, Zen 5 guest whose two
+ * cores each claimed a 508 MiB L3): L1 to 93 KiB, L2 near 330 GB/s to
+ * 1.6 MiB, L3 near 205 GB/s to 12 MiB, then a slow fall to DRAM near 82.
+ * With the caches as host_team_caches believes them (128 MiB of L3 for
+ * the pair) the four levels come out, DRAM among them; with the claim
+ * taken whole (1016 MiB) the DRAM tail ended inside "twice the L3" and
+ * the roof had no DRAM level, which failed the sweep and the model. */
+static void plateaus_recorded_guest(void)
+{
+    static const double rec[][2] = {
+        {5120, 900.048},      {8192, 883.395},      {12288, 869.816},
+        {18432, 869.408},     {27648, 863.908},     {41984, 865.451},
+        {63488, 835.805},     {95232, 909.812},     {143360, 325.764},
+        {215040, 336.419},    {322560, 334.428},    {484352, 335.107},
+        {726016, 344.542},    {1089536, 406.184},   {1634304, 311.631},
+        {2451456, 199.388},   {3677184, 207.55},    {5516288, 207.085},
+        {8274944, 204.269},   {12412928, 201.185},  {18619392, 183.537},
+        {27929600, 167.821},  {41894912, 135.677},  {62842880, 120.273},
+        {94265344, 113.728},  {141398016, 101.172}, {212097024, 89.6336},
+        {318145536, 82.4219}, {477217792, 83.7583}, {715827200, 81.522},
+        {1073741824, 81.4278}};
+    const size_t n = sizeof(rec) / sizeof(rec[0]);
+    double x[64], y[64];
+    for (size_t i = 0; i < n; i++) {
+        x[i] = rec[i][0];
+        y[i] = rec[i][1];
+    }
+    const double gib = 1024.0 * 1024 * 1024, mib = 1048576.0;
+    const double believed[3] = {96 * 1024.0, 2 * mib, 128 * mib};
+    plateau p[8];
+    size_t np = plateau_detect(x, y, n, 1.12, gib * 0.99, 3, believed, p, 8);
+    CHECK_INT(np, 4);
+    for (size_t i = 0; i < np && np == 4; i++)
+        CHECK(strcmp(p[i].name, names[i]) == 0);
+    if (np == 4) {
+        CHECK(p[0].gbs > 800.0 && p[1].gbs > 300.0 && p[1].gbs < 360.0);
+        CHECK(p[2].gbs > 190.0 && p[2].gbs < 215.0);
+        CHECK(p[3].gbs > 78.0 && p[3].gbs < 86.0);
+        CHECK(p[2].last_bytes <= 16 * mib && p[3].first_bytes >= 128 * mib);
+    }
+    const double claimed[3] = {96 * 1024.0, 2 * mib, 1016 * mib};
+    np = plateau_detect(x, y, n, 1.12, gib * 0.99, 3, claimed, p, 8);
+    CHECK(np > 0 && strcmp(p[np - 1].name, "DRAM") != 0);
+}
+
 /* The degenerate curves: a flat one and an empty one. */
 static void plateaus_flat(void)
 {
@@ -276,6 +321,7 @@ static void test_plateaus(void)
     plateaus_artefacts();
     plateaus_cap();
     plateaus_named();
+    plateaus_recorded_guest();
     plateaus_flat();
 }
 
@@ -779,6 +825,27 @@ static void with_topology(const char *desc, hwloc_obj_type_t type, int guest,
     hwloc_topology_destroy(t);
 }
 
+/* The L3 bytes host_team_caches gives the first npus PUs of the
+ * synthetic topology desc (-1 when it is refused or has no L3). */
+static double team_l3(const char *desc, int guest, int npus)
+{
+    hwloc_topology_t t;
+    double l3 = -1.0;
+    if (hwloc_topology_init(&t))
+        return l3;
+    if (hwloc_topology_set_synthetic(t, desc) == 0 &&
+        hwloc_topology_load(t) == 0) {
+        hwloc_bitmap_t pus[4];
+        for (int i = 0; i < npus && i < 4; i++)
+            pus[i] = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, (unsigned)i)->cpuset;
+        double bytes[5];
+        if (host_team_caches(t, guest, pus, npus, bytes) >= 3)
+            l3 = bytes[2];
+    }
+    hwloc_topology_destroy(t);
+    return l3;
+}
+
 static void test_cache_levels(void)
 {
     const double mib = 1048576.0;
@@ -807,6 +874,19 @@ static void test_cache_levels(void)
     CHECK(c.count == 2 && c.per_core == 8388608u && c.plausible);
     CHECK(fabs(c.believed_bytes - 64 * mib) < 1.0);
     CHECK(fabs(last.believed_bytes - 64 * mib) < 1.0);
+    /* what a team holds: one shared L3 counts once; a guest's claim
+     * counts RB_CACHE_PER_CORE_MAX a core, bare metal's whole */
+    CHECK(team_l3(claim, 1, 2) == 128 * mib);
+    CHECK(team_l3(claim, 0, 2) == 504 * mib);
+    CHECK(team_l3(claim, 1, 1) == 128 * mib);
+    const char *own = "pack:1 l3:2(size=532676608) l2:1(size=1048576) "
+                      "l1d:1(size=49152) core:1 pu:1";
+    CHECK(team_l3(own, 1, 2) == 128 * mib);
+    CHECK(team_l3(own, 1, 1) == 64 * mib);
+    CHECK(team_l3(own, 0, 2) == 1016 * mib);
+    CHECK(team_l3("pack:2 l3:1(size=33554432) l2:4(size=1048576) "
+                  "l1d:1(size=49152) core:1 pu:2",
+                  1, 2) == 32 * mib);
     /* no L3: the last level is L2 */
     with_topology("pack:1 l2:2(size=1048576) l1d:1(size=32768) core:1 pu:1",
                   HWLOC_OBJ_L3CACHE, 1, &c, &last);

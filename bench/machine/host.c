@@ -176,6 +176,24 @@ void host_name(char *buf, size_t len)
             *p = '-';
 }
 
+/* The cores below cache o that this process may use, at least 1. */
+static unsigned cores_below(hwloc_topology_t topo, hwloc_obj_t o)
+{
+    const int below =
+        hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_CORE);
+    return below > 0 ? (unsigned)below : 1;
+}
+
+/* What one cache object may be taken to hold (host_cache's rule). */
+static double believed(hwloc_topology_t topo, hwloc_obj_t o, int guest)
+{
+    const unsigned cores = cores_below(topo, o);
+    const uint64_t bytes = o->attr->cache.size;
+    return guest && bytes / cores > RB_CACHE_PER_CORE_MAX
+               ? (double)RB_CACHE_PER_CORE_MAX * cores
+               : (double)bytes;
+}
+
 void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
                    host_cache *out)
 {
@@ -183,17 +201,44 @@ void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
     const hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, 0);
     if (!o || !o->attr)
         return;
-    const int below =
-        hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_CORE);
-    const unsigned cores = below > 0 ? (unsigned)below : 1;
+    const unsigned cores = cores_below(topo, o);
     out->bytes = o->attr->cache.size;
     out->count = hwloc_get_nbobjs_by_type(topo, type);
     out->per_core = out->bytes / cores;
     out->plausible = !guest || out->per_core <= RB_CACHE_PER_CORE_MAX;
-    out->believed_bytes =
-        (double)out->count * (out->plausible
-                                  ? (double)out->bytes
-                                  : (double)RB_CACHE_PER_CORE_MAX * cores);
+    out->believed_bytes = (double)out->count * believed(topo, o, guest);
+}
+
+size_t host_team_caches(hwloc_topology_t topo, int guest,
+                        const hwloc_bitmap_t *pus, int npus, double bytes[5])
+{
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+        HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
+    enum { MAX_SEEN = 256 };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (hwloc_get_nbobjs_by_type(topo, types[i]) <= 0)
+            continue;
+        hwloc_obj_t seen[MAX_SEEN];
+        int nseen = 0;
+        double sum = 0.0;
+        for (int t = 0; t < npus && nseen < MAX_SEEN; t++) {
+            const hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(
+                topo, pus[t], HWLOC_OBJ_PU, 0);
+            const hwloc_obj_t c =
+                pu ? hwloc_get_ancestor_obj_by_type(topo, types[i], pu) : NULL;
+            int dup = !c || !c->attr;
+            for (int j = 0; j < nseen && !dup; j++)
+                dup = seen[j] == c;
+            if (dup)
+                continue;
+            seen[nseen++] = c;
+            sum += believed(topo, c, guest);
+        }
+        bytes[n++] = sum;
+    }
+    return n;
 }
 
 void host_last_cache(hwloc_topology_t topo, int guest, host_cache *out)

@@ -59,6 +59,17 @@ typedef struct {
 void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
                    host_cache *out);
 
+/* Data cache levels hwloc reports (L1 to L5) and what the threads whose
+ * PUs are pus[0..npus) hold in each together: the sizes of the distinct
+ * caches above those PUs (0 where none is found), each as host_cache
+ * believes it, so that a guest's claim of 508 MiB of L3 a core counts
+ * RB_CACHE_PER_CORE_MAX a core (recorded: a Zen 5 guest whose two cores
+ * each claimed such an L3; the 2-thread team's 1016 MiB put DRAM inside
+ * "L3" and its read roof lost the DRAM level). Returns the number of
+ * levels, 0 when hwloc reports none. */
+size_t host_team_caches(hwloc_topology_t topo, int guest,
+                        const hwloc_bitmap_t *pus, int npus, double bytes[5]);
+
 /* The last cache level hwloc reports (L3, else L2, else L1), or all zeros
  * where it reports none. */
 void host_last_cache(hwloc_topology_t topo, int guest, host_cache *out);

@@ -614,41 +614,6 @@ static int measure_peak(pool *team, int nt, const rb_peak_variant *v,
     return RB_OK;
 }
 
-/* Data cache levels hwloc reports (L1 to L5), which a curve shows no more
- * of, and what the team's threads hold in each together: the sizes of the
- * distinct caches above their PUs (0 where none is found). Returns the
- * number of levels, 0 when hwloc reports none (no cap then). */
-static size_t team_caches(hwloc_topology_t topo, const pin_plan *pins,
-                          double bytes[5])
-{
-    static const hwloc_obj_type_t types[] = {
-        HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-        HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (hwloc_get_nbobjs_by_type(topo, types[i]) <= 0)
-            continue;
-        hwloc_obj_t seen[CEIL_MAX_THREADS];
-        int nseen = 0;
-        double sum = 0.0;
-        for (int t = 0; t < pins->nthreads && t < CEIL_MAX_THREADS; t++) {
-            const hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(
-                topo, pins->pu[t], HWLOC_OBJ_PU, 0);
-            const hwloc_obj_t c =
-                pu ? hwloc_get_ancestor_obj_by_type(topo, types[i], pu) : NULL;
-            int dup = !c;
-            for (int j = 0; j < nseen && !dup; j++)
-                dup = seen[j] == c;
-            if (dup)
-                continue;
-            seen[nseen++] = c;
-            sum += (double)c->attr->cache.size;
-        }
-        bytes[n++] = sum;
-    }
-    return n;
-}
-
 /* ---- GEMM: the practical compute roof ------------------------------------ */
 
 static int measure_gemm(hwloc_topology_t topo, int nt, rb_dtype dt,
@@ -860,11 +825,15 @@ static void say_roof(const ceil_roof *r, int threads, rb_access mix)
 }
 
 static int team_curves(hwloc_topology_t topo, pool *team, const pin_plan *pins,
-                       const ceilings_plan *plan, unsigned isa,
+                       const ceilings_plan *plan, const host_cpu *cpu,
                        ceilings_result *res, ceil_team *t, rb_err *e)
 {
+    const unsigned isa = host_isa_mask(cpu);
+    /* a curve shows no more levels than these, and names them by what
+     * the team's threads hold in each */
     double cache_bytes[5];
-    const size_t ncache = team_caches(topo, pins, cache_bytes);
+    const size_t ncache = host_team_caches(topo, cpu->hypervisor, pins->pu,
+                                           pins->nthreads, cache_bytes);
     for (int k = 0; k < BW_NKERNELS; k++) {
         if (!plan->bw_kernels[k] || interrupt_requested())
             continue;
@@ -943,8 +912,7 @@ static int measure_team(hwloc_topology_t topo, int nt,
         rc = team_peaks(team, nt, plan, cpu, res, &t, 0, e);
     }
     if (!rc)
-        rc = team_curves(topo, team, &pins, plan, host_isa_mask(cpu), res, &t,
-                         e);
+        rc = team_curves(topo, team, &pins, plan, cpu, res, &t, e);
     for (int r = 1; r < CEIL_PASSES && !rc; r++)
         rc = team_peaks(team, nt, plan, cpu, res, &t, r, e);
     rc = pool_close(topo, team, &pins, rc, e);
