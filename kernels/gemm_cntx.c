@@ -69,14 +69,45 @@ enum { PSW = 16 };
 PORTABLE_SKINNY(double, f64)
 PORTABLE_SKINNY(float, f32)
 
+/* The portable pair kernel: the same two rows of W at a time, in plain C,
+ * nothing asked for ahead. */
+#define PORTABLE_PAIR(T, SUFFIX)                                               \
+    void gemm_pair_portable_##SUFFIX(                                          \
+        size_t rows, size_t kb, const T *restrict a, size_t lda,               \
+        const T *restrict w, size_t ldw, T *restrict c, size_t ldc,            \
+        size_t cols, size_t ahead)                                             \
+    {                                                                          \
+        (void)ahead;                                                           \
+        for (size_t i = 0; i < rows; i++)                                      \
+            for (size_t j = 0; j < cols; j++)                                  \
+                c[i * ldc + j] = (T)0;                                         \
+        size_t k = 0;                                                          \
+        for (; k + 2 <= kb; k += 2)                                            \
+            for (size_t i = 0; i < rows; i++) {                                \
+                const T a0 = a[i * lda + k], a1 = a[i * lda + k + 1];          \
+                for (size_t j = 0; j < cols; j++)                              \
+                    c[i * ldc + j] +=                                          \
+                        a0 * w[k * ldw + j] + a1 * w[(k + 1) * ldw + j];       \
+            }                                                                  \
+        for (; k < kb; k++)                                                    \
+            for (size_t i = 0; i < rows; i++)                                  \
+                for (size_t j = 0; j < cols; j++)                              \
+                    c[i * ldc + j] += a[i * lda + k] * w[k * ldw + j];         \
+    }
+
+PORTABLE_PAIR(double, f64)
+PORTABLE_PAIR(float, f32)
+
 const gemm_path gemm_paths[] = {
     {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
      gemm_ukr_avx512_f64, 64, 32, gemm_skinny_avx512_f32,
-     gemm_skinny_avx512_f64},
+     gemm_skinny_avx512_f64, gemm_pair_avx512_f32, gemm_pair_avx512_f64},
     {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32, 6,
-     8, gemm_ukr_avx2_f64, 16, 8, gemm_skinny_avx2_f32, gemm_skinny_avx2_f64},
+     8, gemm_ukr_avx2_f64, 16, 8, gemm_skinny_avx2_f32, gemm_skinny_avx2_f64,
+     gemm_pair_avx2_f32, gemm_pair_avx2_f64},
     {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64, PSW, PSW,
-     gemm_skinny_portable_f32, gemm_skinny_portable_f64},
+     gemm_skinny_portable_f32, gemm_skinny_portable_f64,
+     gemm_pair_portable_f32, gemm_pair_portable_f64},
 };
 
 const size_t gemm_npaths = sizeof(gemm_paths) / sizeof(gemm_paths[0]);
@@ -164,8 +195,10 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
                                "at one thread, else 192, x L2/4, the next "
-                               "one asked for in memory order")
-            : SKINNY_WHY("beyond L2", "");
+                               "one asked for in memory order; 1 or 2 rows "
+                               "from beyond L2: two W rows at a time")
+            : SKINNY_WHY("beyond L2", "; 1 or 2 rows from beyond L2: two W "
+                                      "rows at a time");
 #undef SKINNY_WHY
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
                "= L3/2 per core (caches as configured, defaults where "
@@ -191,7 +224,22 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                      : RB_SKINNY_STRIPS;
     /* C blocks of all n rows in sc_bytes */
     size_t jc = b->sc_bytes / ((n > 0 ? n : 1) * el) / sw * sw;
-    if (!out->far) {
+    /* One or two rows of A, W from beyond L2: two long runs of W at a
+     * time (the pair kernels, gemm_skinny.c). Measured on Zen 5 (f32, 1
+     * thread, called directly and alternated call by call in one
+     * process, beside the streaming probe): at P = M = 10496 (441 MB),
+     * B = 1, 19.1 to 21.4 GFLOP/s, 0.95 to 1.0 of the probe, where the
+     * strip order's 32-row blocks gave 13.3 to 14.6 (0.65 to 0.7) and the
+     * next-block order 8.1 to 14.1; B = 2, 31.4 to 34.8 (0.85 of the
+     * probe) against 25.8 to 29.1 and 15.9 to 23.7; at P = M = 2048 (17
+     * MB, in L3) B = 1 and 2, 1.4 to 1.6 times the strip order. From B =
+     * 3 on the C rows' loads and stores, a pair of W rows apart, cost
+     * more than the runs save (0.9 of the strip order at B = 3). */
+    out->pairs = out->far && n <= 2;
+    if (out->pairs) {
+        out->order = RB_SKINNY_STRIPS;
+        out->skb = 2;
+    } else if (!out->far) {
         out->skb = b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
         /* With few row groups a strip is reused little, and what pays is

@@ -218,3 +218,97 @@ SKINNY_KERNEL(gemm_skinny_avx2_f32, "avx2,fma", __m256, 8, NV256, _mm256, ps,
               float, 0)
 SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
               double, 0)
+
+/* ---- the pair kernels: one or two rows of A, W in long runs -------------
+ *
+ * C[0:rows, 0:cols] = A[0:rows, 0:kb] W[0:kb, 0:cols] for rows 1 or 2: W
+ * is read two rows at a time, each along the whole of its cols columns,
+ * and C (rows x cols, in L1 or L2) is loaded and stored
+ * once per pair of W rows. With so few rows a W element feeds one or two
+ * FMAs, so the kernel is the memory's: where the strip kernels above walk
+ * skb rows side by side in pieces of one strip (SW values of each row in
+ * turn), these see two long runs, as a linear read does, and ask for each
+ * run's line `ahead` bytes on (0: none), wrapping onto the next pair's
+ * rows as a run ends. A line (64 bytes) a step, its tail columns in plain
+ * C. */
+#define PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j)                       \
+    do {                                                                       \
+        _Pragma("GCC unroll 2") for (size_t v = 0; v < 64 / sizeof(VEC);      \
+                                     v++) {                                    \
+            const size_t jv = (j) + v * (LANES);                               \
+            const VEC x0 = LOAD(w0 + jv), x1 = LOAD(w1 + jv);                  \
+            _Pragma("GCC unroll 2") for (int i = 0; i < (R); i++) {            \
+                VEC acc = LOAD(c + (size_t)i * ldc + jv);                      \
+                acc = FMA(a0[i], x0, acc);                                     \
+                acc = FMA(a1[i], x1, acc);                                     \
+                STORE(c + (size_t)i * ldc + jv, acc);                          \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+#define PAIR_BODY(VEC, LANES, LOAD, STORE, SET1, FMA, T, R)                    \
+    enum { CL = 64 / sizeof(T) }; /* columns a line */                         \
+    const size_t lc = cols / CL * CL, da = ahead / sizeof(T);                  \
+    /* the steps whose lines `ahead` on are still in their own run */          \
+    const size_t jm = ahead && lc > da ? (lc - da) / CL * CL : 0;              \
+    for (int i = 0; i < (R); i++)                                              \
+        for (size_t j = 0; j < cols; j++)                                      \
+            c[(size_t)i * ldc + j] = (T)0;                                     \
+    size_t k = 0;                                                              \
+    for (; k + 2 <= kb; k += 2) {                                              \
+        VEC a0[2], a1[2];                                                      \
+        for (int i = 0; i < (R); i++) {                                        \
+            a0[i] = SET1(a[(size_t)i * lda + k]);                              \
+            a1[i] = SET1(a[(size_t)i * lda + k + 1]);                          \
+        }                                                                      \
+        const T *const w0 = w + k * ldw, *const w1 = w0 + ldw;                 \
+        size_t j = 0;                                                          \
+        for (; j < jm; j += CL) {                                              \
+            _mm_prefetch((const char *)(w0 + j + da), _MM_HINT_T0);            \
+            _mm_prefetch((const char *)(w1 + j + da), _MM_HINT_T0);            \
+            PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
+        }                                                                      \
+        /* the next pair's first lines, while there is one */                  \
+        const int on = ahead && k + 4 <= kb;                                   \
+        for (; j < lc; j += CL) {                                              \
+            if (on) {                                                          \
+                _mm_prefetch((const char *)(w0 + 2 * ldw + (j - jm)),          \
+                             _MM_HINT_T0);                                     \
+                _mm_prefetch((const char *)(w1 + 2 * ldw + (j - jm)),          \
+                             _MM_HINT_T0);                                     \
+            }                                                                  \
+            PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
+        }                                                                      \
+        for (int i = 0; i < (R); i++)                                          \
+            for (size_t jt = lc; jt < cols; jt++)                              \
+                c[(size_t)i * ldc + jt] += a[(size_t)i * lda + k] * w0[jt] +   \
+                                           a[(size_t)i * lda + k + 1] * w1[jt]; \
+    }                                                                          \
+    for (; k < kb; k++) /* an odd last row */                                  \
+        for (int i = 0; i < (R); i++)                                          \
+            for (size_t j = 0; j < cols; j++)                                  \
+                c[(size_t)i * ldc + j] += a[(size_t)i * lda + k] * w[k * ldw + j];
+
+#define PAIR_PARAMS(T)                                                         \
+    size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
+        size_t ldw, T *restrict c, size_t ldc, size_t cols, size_t ahead
+
+#define PAIR_KERNEL(ENTRY, TARGET, VEC, LANES, P, SUF, T)                     \
+    __attribute__((target(TARGET), always_inline)) static inline void         \
+        ENTRY##_rows(const int rows, PAIR_PARAMS(T))                          \
+    {                                                                          \
+        PAIR_BODY(VEC, LANES, P##_loadu_##SUF, P##_storeu_##SUF,              \
+                  P##_set1_##SUF, P##_fmadd_##SUF, T, rows)                    \
+    }                                                                          \
+    __attribute__((target(TARGET))) void ENTRY(size_t rows, PAIR_PARAMS(T))   \
+    {                                                                          \
+        if (rows >= 2)                                                         \
+            ENTRY##_rows(2, kb, a, lda, w, ldw, c, ldc, cols, ahead);     \
+        else                                                                   \
+            ENTRY##_rows(1, kb, a, lda, w, ldw, c, ldc, cols, ahead);     \
+    }
+
+PAIR_KERNEL(gemm_pair_avx512_f32, "avx512f", __m512, 16, _mm512, ps, float)
+PAIR_KERNEL(gemm_pair_avx512_f64, "avx512f", __m512d, 8, _mm512, pd, double)
+PAIR_KERNEL(gemm_pair_avx2_f32, "avx2,fma", __m256, 8, _mm256, ps, float)
+PAIR_KERNEL(gemm_pair_avx2_f64, "avx2,fma", __m256d, 4, _mm256, pd, double)

@@ -277,6 +277,65 @@ requests(gemm_skinny_pf *pf, const skinny_next *n, size_t ld, size_t call,
     pf->c_ld = cld;
 }
 
+/* One or two rows of A with W from beyond L2 (plan->pairs): each member
+ * takes an even share of the rows of W, [p0, p1), which lie one after the
+ * other in memory, so that every member streams one region of W along
+ * whole rows (a share of the columns would halve the runs at 2 threads).
+ * Its partial product goes to C (member 0) or to its slice of the shared
+ * workspace (the others), in blocks of plan->jc columns, each C block
+ * (its rows x jc, in L2) updated from two rows of W at a time, the lines
+ * PAIR_AHEAD bytes on asked for (as the streaming probe asks for its one
+ * stream's). Then, past a barrier, each member adds the others' partials
+ * into its share of the columns of C, and meets the others once more (a
+ * member's next call would otherwise zero C, or its partial, while another
+ * still adds from it: the harness's check after the timed calls caught
+ * that). */
+enum { PAIR_AHEAD = 4096 };
+
+static void pair_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
+                      const char *a, size_t lda, const char *w, size_t ldw,
+                      char *c, size_t ldc, size_t cols)
+{
+    if (dt == RB_F64)
+        cx->path->pair64(n, kb, (const double *)a, lda, (const double *)w, ldw,
+                         (double *)c, ldc, cols, PAIR_AHEAD);
+    else
+        cx->path->pair32(n, kb, (const float *)a, lda, (const float *)w, ldw,
+                         (float *)c, ldc, cols, PAIR_AHEAD);
+}
+
+static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
+                  const rb_skinny_plan *plan)
+{
+    const rb_team *team = x->team;
+    const size_t el = rb_dtype_size(dt), nt = (size_t)team->nthreads,
+                 t = (size_t)team->tid, n = x->n, m = x->m;
+    const size_t p0 = x->p * t / nt, p1 = x->p * (t + 1) / nt;
+    /* member t > 0: partial t - 1 of the workspace, n x m, m apart */
+    char *const part = (char *)team->shared;
+    char *const dst = t == 0 ? (char *)x->c : part + (t - 1) * n * m * el;
+    const size_t ld = t == 0 ? x->ldc : m;
+    for (size_t jb = 0; jb < m; jb += plan->jc)
+        pair_call(dt, cx, n, p1 - p0, (const char *)x->a + p0 * el, x->lda,
+                  (const char *)x->b + (p0 * x->ldb + jb) * el, x->ldb,
+                  dst + jb * el, ld, min_sz(m, jb + plan->jc) - jb);
+    if (nt == 1)
+        return;
+    team_sync(team);
+    const size_t j0 = m * t / nt, j1 = m * (t + 1) / nt;
+    for (size_t u = 0; u + 1 < nt; u++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = j0; j < j1; j++) {
+                const size_t at = i * x->ldc + j, from = (u * n + i) * m + j;
+                if (dt == RB_F64)
+                    ((double *)x->c)[at] += ((const double *)part)[from];
+                else
+                    ((float *)x->c)[at] += ((const float *)part)[from];
+            }
+    /* and again before any member's next call writes C or its partial */
+    team_sync(team);
+}
+
 /* For a product with few rows of A (N at most skinny_max), every element
  * of W is used by only N FMAs: packing it, as the packed path does, would
  * move it three times for that little work. Instead each member takes an
@@ -354,9 +413,16 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
     const size_t groups = (x->n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS,
                  h0 = x->n / groups, cld = x->ldc * el, ld = x->ldb * el;
+    /* planned on an even share of the columns, the same for every
+     * member: the pair kernels' members meet at a barrier, so they must
+     * all take that path or none */
     rb_skinny_plan plan;
-    rb_skinny_plan_of(&cx->blk, el, x->n, x->p, j1 - j0, team->nthreads,
-                      &plan);
+    rb_skinny_plan_of(&cx->blk, el, x->n, x->p,
+                      x->m / (size_t)team->nthreads, team->nthreads, &plan);
+    if (plan.pairs) {
+        pairs(x, dt, cx, &plan);
+        return;
+    }
     const int next = plan.order == RB_SKINNY_NEXT_BLOCK;
     for (size_t jb = j0; jb < j1; jb += plan.jc) {
         const size_t je = min_sz(j1, jb + plan.jc);
@@ -487,12 +553,16 @@ void matmul_blocked_f32(const rb_operands *x)
 void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
                               size_t *shared, size_t *own)
 {
-    (void)nthreads;
     gemm_cntx cx;
     gemm_cntx_of(dt, &cx);
     const rb_blocking bk = cx.blk;
     const size_t el = rb_dtype_size(dt);
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;
+    /* one or two rows: the other members' partial products (pairs()) */
+    const size_t parts =
+        s.n <= 2 && nthreads > 1 ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
+    if (parts > *shared)
+        *shared = parts;
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
 }

@@ -18,7 +18,8 @@ const char *const host_env_vars[] = {
     "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
     "OPENBLAS_VERBOSE",  "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
     "OMP_PROC_BIND",     "OMP_PLACES",       "ROOFBENCH_NO_HUGEPAGES",
-    "ROOFBENCH_OPENBLAS_OWN", NULL};
+    "ROOFBENCH_OPENBLAS_OWN", "ROOFBENCH_ISA",   "ROOFBENCH_SKINNY_ORDER",
+    NULL};
 
 static uint64_t xgetbv0(void)
 {
@@ -269,14 +270,33 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
                            "sse2: the widest code path the kernels may use)",
                            cap);
     }
-    /* The skinny path's order for weights beyond L3: the next block on
-     * Zen 5 (AMD family 26) and later, where it measured the faster, the
-     * strips elsewhere (measured the faster on Xeon EMR; on a later
-     * Xeon guest, CPUID model 167 with 2 MiB of L2, f32 B = 1 to 64 at 1
-     * thread with W from DRAM: within the noise of each other in two
-     * alternated series, then the next block 0.4 to 0.9 times as fast in
-     * three more a day later, 0.4 to 0.67 at B = 1 to 16; other CPUs are
-     * unmeasured; matmul_blocked.c). */
+    /* The skinny path's order for weights beyond L3: the strips, unless
+     * ROOFBENCH_SKINNY_ORDER=next asks for the next block. The strips
+     * measured the faster on Xeon EMR and on a later Xeon guest (CPUID
+     * model 167, 2 MiB of L2: f32 B = 1 to 64 at 1 thread with W from
+     * DRAM within the noise of each other in two alternated series, then
+     * the next block 0.4 to 0.9 times as fast in three more a day later).
+     * On Zen 5 (AMD family 26) the next block had measured the faster in
+     * alternated sweeps (B = 1 to 6, 1 thread: 0.66 to 0.76 of the DRAM
+     * roof against 0.57 to 0.67) and was its default; on a later Zen 5
+     * guest, called directly and alternated call by call in one process,
+     * 1 thread, W from DRAM, the strips were 1.08 to 1.38 times as fast at
+     * every B from 3 to 64 (f32 P = M = 8192, f64 5792) and 1.2 to 2 times
+     * at B = 1 and 2 (where the pair kernels now serve), and at f32 2048
+     * x 2048 (17 MB) 1.7 times: no CPU has it by default now
+     * (matmul_blocked.c). */
+    rb_skinny_order order = RB_SKINNY_STRIPS;
+    const char *ord = getenv("ROOFBENCH_SKINNY_ORDER");
+    if (ord && *ord) {
+        if (strcmp(ord, "next") == 0)
+            order = RB_SKINNY_NEXT_BLOCK;
+        else if (strcmp(ord, "strips") != 0)
+            return rb_fail(e, RB_EINPUT,
+                           "ROOFBENCH_SKINNY_ORDER='%s': unknown (strips or "
+                           "next: the order of the blocked matmul's skinny "
+                           "path for weights beyond L3)",
+                           ord);
+    }
     host_cache l1, l2, l3;
     host_cache_of(topo, HWLOC_OBJ_L1CACHE, cpu.hypervisor, &l1);
     host_cache_of(topo, HWLOC_OBJ_L2CACHE, cpu.hypervisor, &l2);
@@ -287,10 +307,7 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
         .l2 = (size_t)l2.per_core,
         .l3 = (size_t)l3.per_core,
         .l3_all = (size_t)l3.bytes,
-        .skinny_order =
-            strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26
-                ? RB_SKINNY_NEXT_BLOCK
-                : RB_SKINNY_STRIPS};
+        .skinny_order = order};
     rb_configure(&cfg);
     return RB_OK;
 }
