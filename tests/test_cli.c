@@ -202,6 +202,31 @@ static void test_bad_input(void)
     }
 }
 
+/* The environment's knobs of the kernels, set to values that do not
+ * exist: one line naming the variable and the value, exit 2, nothing
+ * written, before any work. */
+static void test_bad_environment(void)
+{
+    static const char *const vars[][2] = {
+        {"ROOFBENCH_SKINNY_ORDER", "diagonal"}, {"ROOFBENCH_ISA", "avx9"}};
+    const char *args[] = {"run", "--kernel", "matmul_blocked", "--shape",
+                          "8,64,64", NULL};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        setenv(vars[i][0], vars[i][1], 1);
+        result r;
+        run(workdir, args, &r);
+        unsetenv(vars[i][0]);
+        CHECK_INT(r.status, 2);
+        char want[96];
+        snprintf(want, sizeof(want), "%s='%s': unknown", vars[i][0],
+                 vars[i][1]);
+        CHECK_STR_HAS(r.err, want);
+        const char *nl = strchr(r.err, '\n');
+        CHECK(nl != NULL && nl[1] == '\0');
+        CHECK_INT(count_entries(workdir), 0);
+    }
+}
+
 /* The run itself: three kernels into a named folder, exit 0, and the
  * matmul kernels named in its report. */
 static void run_kernels(const char *const *args)
@@ -1082,6 +1107,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_bad_input();
+    test_bad_environment();
     test_ceilings();
     test_model();
     test_orders();
