@@ -234,7 +234,13 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * probe) against 25.8 to 29.1 and 15.9 to 23.7; at P = M = 2048 (17
      * MB, in L3) B = 1 and 2, 1.4 to 1.6 times the strip order. From B =
      * 3 on the C rows' loads and stores, a pair of W rows apart, cost
-     * more than the runs save (0.9 of the strip order at B = 3). */
+     * more than the runs save (0.9 of the strip order at B = 3) while C
+     * sits in L2. With three to five rows, C blocks of a third of L1 and
+     * the requests wrapping onto the next pair, against the strips at P =
+     * M = 5952 and 10496 f32, 4224 and 7424 f64: B = 4 1.07 to 1.43
+     * times as fast, but B = 3 0.91 to 1.02 and B = 5 0.96 to 1.07, so
+     * one or two rows only (the strips' B = 4, 0.58 of the probe where
+     * B = 3 and 5 reach 0.75, is the oddity there). */
     out->pairs = out->far && n <= 2;
     if (out->pairs) {
         out->order = RB_SKINNY_STRIPS;
