@@ -895,9 +895,68 @@ static void test_cache_levels(void)
           fabs(last.believed_bytes - 2 * mib) < 1.0);
 }
 
+/* A level named in the read curve or, where the curve merged it away,
+ * in the read roof: the cache beside it is compared with the curve's
+ * end where the curve has the level, with the roof's where only the roof
+ * has it, and with nothing where neither does. */
+static void plateau_named(plateau *p, const char *name, double last,
+                          double next)
+{
+    memset(p, 0, sizeof(*p));
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    p->last_bytes = last;
+    p->next_bytes = next;
+}
+
+static void test_compare_caches(void)
+{
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t))
+        return;
+    if (hwloc_topology_set_synthetic(t, "pack:1 l3:1(size=33554432) "
+                                        "l2:2(size=1048576) "
+                                        "l1d:1(size=49152) core:1 pu:1") ||
+        hwloc_topology_load(t)) {
+        CHECK(0);
+        hwloc_topology_destroy(t);
+        return;
+    }
+    static ceilings_result res;
+    memset(&res, 0, sizeof(res));
+    ceil_curve *cv = &res.curves[res.ncurves++];
+    cv->threads = 1;
+    cv->kernel = BW_READ;
+    plateau_named(&cv->levels[0], "L1", 46592, 58368);
+    plateau_named(&cv->levels[1], "L2-L3", 59029504, 73786880);
+    plateau_named(&cv->levels[2], "DRAM", 1073741824, 0);
+    cv->nlevels = 3;
+    ceil_team *tm = &res.teams[res.nteams++];
+    tm->threads = 1;
+    ceil_roof *roof = &tm->roofs[RB_ACCESS_READ];
+    roof->present = 1;
+    plateau_named(&roof->levels[0], "L1", 40960, 63488);
+    plateau_named(&roof->levels[1], "L2", 348160, 435200);
+    plateau_named(&roof->levels[2], "DRAM", 1073741824, 0);
+    roof->nlevels = 3;
+    ceilings_compare_caches(t, 1, &res);
+    CHECK_INT(res.ncaches, 3);
+    if (res.ncaches == 3) {
+        /* L1 from the curve, L2 from the roof, L3 from neither */
+        CHECK(res.caches[0].last == 46592 && res.caches[0].plausible);
+        CHECK(strstr(res.caches[0].note, "roof") == NULL);
+        CHECK(res.caches[1].last == 348160 && res.caches[1].plausible);
+        CHECK_STR_HAS(res.caches[1].note, "(the read roof's) ending between "
+                                          "340 and 425 KiB");
+        CHECK(res.caches[2].last == 0.0);
+        CHECK_STR_HAS(res.caches[2].note, "no plateau named L3");
+    }
+    hwloc_topology_destroy(t);
+}
+
 int main(void)
 {
     test_cache_levels();
+    test_compare_caches();
     test_plateaus();
     test_theory();
     test_openblas_best();

@@ -648,22 +648,55 @@ static int measure_gemm(hwloc_topology_t topo, int nt, rb_dtype dt,
 /* ---- caches: reported against measured ------------------------------------
  */
 
-/* The 1-thread read curve's levels, or NULL. */
-static const ceil_curve *one_thread_read(const ceilings_result *res)
+/* The 1-thread read curve's levels and the 1-thread read roof's (the
+ * envelope of read, read2 and read4, as the roofline has them); NULL and
+ * 0 where there is none. */
+typedef struct {
+    const plateau *curve, *roof;
+    size_t ncurve, nroof;
+} read_levels;
+
+static read_levels one_thread_read(const ceilings_result *res)
 {
+    read_levels r = {0};
     for (int i = 0; i < res->ncurves; i++)
-        if (res->curves[i].threads == 1 && res->curves[i].kernel == BW_READ)
-            return &res->curves[i];
+        if (res->curves[i].threads == 1 && res->curves[i].kernel == BW_READ) {
+            r.curve = res->curves[i].levels;
+            r.ncurve = res->curves[i].nlevels;
+        }
+    for (int i = 0; i < res->nteams; i++) {
+        const ceil_roof *roof = &res->teams[i].roofs[RB_ACCESS_READ];
+        if (res->teams[i].threads == 1 && roof->present) {
+            r.roof = roof->levels;
+            r.nroof = roof->nlevels;
+        }
+    }
+    return r;
+}
+
+/* The plateau named `name` among lv[0..n), or NULL. */
+static const plateau *level_named(const plateau *lv, size_t n,
+                                  const char *name)
+{
+    for (size_t k = 0; lv && k < n; k++)
+        if (strcmp(lv[k].name, name) == 0)
+            return &lv[k];
     return NULL;
 }
 
 /* One cache level as hwloc reports it, beside where the read curve's
- * plateau of that name ends. A reported size is implausible when the
+ * plateau of that name ends, or, where the curve has none, the read
+ * roof's (one curve can merge two levels that the envelope keeps apart:
+ * recorded, a Zen 5 guest's read curve with a shelf from 19 to 59 MB at
+ * 65 GB/s named one plateau "L2-L3", so that L2 had nothing to compare
+ * with, while the roof had L2 to 340 KiB; where both have it the curve's
+ * end is the sharper, 710 to 1064 KiB against 340 KiB on the same guest).
+ * A reported size is implausible when the
  * measured end is more than 4x away from it, or when a cache claims more
  * than RB_CACHE_PER_CORE_MAX (64 MiB) per core, as CPUID does in some
  * virtual machines (the blocked matmul then blocks on defaults). */
 static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
-                          int level, int guest, const ceil_curve *read,
+                          int level, int guest, const read_levels *read,
                           ceil_cache *c)
 {
     host_cache hc;
@@ -673,11 +706,14 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
     c->reported_bytes = (double)hc.bytes;
     c->count = hc.count;
     c->per_core = (double)hc.per_core;
-    for (size_t k = 0; read && k < read->nlevels; k++)
-        if (strcmp(read->levels[k].name, c->level) == 0) {
-            c->last = read->levels[k].last_bytes;
-            c->next = read->levels[k].next_bytes;
-        }
+    const plateau *from_curve = level_named(read->curve, read->ncurve, c->level);
+    const plateau *lv =
+        from_curve ? from_curve : level_named(read->roof, read->nroof, c->level);
+    const char *whose = from_curve ? "" : " (the read roof's)";
+    if (lv) {
+        c->last = lv->last_bytes;
+        c->next = lv->next_bytes;
+    }
     const double size = c->reported_bytes, end = c->last, next = c->next;
     c->plausible = 1;
     if (!hc.plausible) {
@@ -691,26 +727,26 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
     } else if (size > 4.0 * (next > 0 ? next : end) || size < end / 4.0) {
         c->plausible = 0;
         snprintf(c->note, sizeof(c->note),
-                 "implausible: the measured plateau ends between %.0f and "
+                 "implausible: the measured plateau%s ends between %.0f and "
                  "%.0f KiB",
-                 end / 1024, next / 1024);
+                 whose, end / 1024, next / 1024);
     } else {
         snprintf(c->note, sizeof(c->note),
-                 "consistent with the plateau ending between %.0f and %.0f "
-                 "KiB",
-                 end / 1024, next / 1024);
+                 "consistent with the plateau%s ending between %.0f and "
+                 "%.0f KiB",
+                 whose, end / 1024, next / 1024);
     }
 }
 
-static void compare_caches(hwloc_topology_t topo, int guest,
-                           ceilings_result *res)
+void ceilings_compare_caches(hwloc_topology_t topo, int guest,
+                             ceilings_result *res)
 {
     static const hwloc_obj_type_t types[] = {
         HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE};
-    const ceil_curve *read = one_thread_read(res);
+    const read_levels read = one_thread_read(res);
     for (int i = 0; i < 3; i++)
         if (hwloc_get_nbobjs_by_type(topo, types[i]) > 0)
-            compare_cache(topo, types[i], i + 1, guest, read,
+            compare_cache(topo, types[i], i + 1, guest, &read,
                           &res->caches[res->ncaches++]);
 }
 
@@ -939,7 +975,7 @@ int ceilings_measure(hwloc_topology_t topo, const ceilings_plan *plan,
         rc = measure_team(topo, plan->threads[t], plan, cpu, res, e);
     interrupt_lock();
     if (!rc && !interrupt_requested())
-        compare_caches(topo, cpu->hypervisor, res);
+        ceilings_compare_caches(topo, cpu->hypervisor, res);
     res->interrupted = interrupt_requested() != 0;
     interrupt_unlock();
     return rc;

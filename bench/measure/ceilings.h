@@ -296,6 +296,13 @@ size_t ceilings_bw_points(const ceilings_plan *plan, double per_elem,
 int ceilings_check_plan(const ceilings_plan *plan, unsigned isa,
                         double mem_avail, rb_err *e);
 
+/* Appends to res->caches L1 to L3 as hwloc reports them (guest: CPUID's
+ * hypervisor bit), each with a verdict against where the 1-thread read
+ * curve's plateau of that name ends, or the 1-thread read roof's where
+ * the curve has none (ceilings_measure calls it last). */
+void ceilings_compare_caches(hwloc_topology_t topo, int guest,
+                             ceilings_result *res);
+
 /* Runs the plan into res (allocate it zeroed), one progress line per
  * finished step. What is finished is added under interrupt_lock(); on an
  * interrupt the step in flight is dropped and res->interrupted set, and
