@@ -691,10 +691,10 @@ static const plateau *level_named(const plateau *lv, size_t n,
  * 65 GB/s named one plateau "L2-L3", so that L2 had nothing to compare
  * with, while the roof had L2 to 340 KiB; where both have it the curve's
  * end is the sharper, 710 to 1064 KiB against 340 KiB on the same guest).
- * A reported size is implausible when the
- * measured end is more than 4x away from it, or when a cache claims more
- * than RB_CACHE_PER_CORE_MAX (64 MiB) per core, as CPUID does in some
- * virtual machines (the blocked matmul then blocks on defaults). */
+ * A reported size is implausible when the measured end is more than 4x
+ * away from it, or when a cache claims more than RB_CACHE_PER_CORE_MAX
+ * (64 MiB) per core, as CPUID does in some virtual machines (the blocked
+ * matmul then blocks on defaults). */
 static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
                           int level, int guest, const read_levels *read,
                           ceil_cache *c)
@@ -706,9 +706,11 @@ static void compare_cache(hwloc_topology_t topo, hwloc_obj_type_t type,
     c->reported_bytes = (double)hc.bytes;
     c->count = hc.count;
     c->per_core = (double)hc.per_core;
-    const plateau *from_curve = level_named(read->curve, read->ncurve, c->level);
-    const plateau *lv =
-        from_curve ? from_curve : level_named(read->roof, read->nroof, c->level);
+    const plateau *from_curve =
+        level_named(read->curve, read->ncurve, c->level);
+    const plateau *lv = from_curve ? from_curve
+                                   : level_named(read->roof, read->nroof,
+                                                 c->level);
     const char *whose = from_curve ? "" : " (the read roof's)";
     if (lv) {
         c->last = lv->last_bytes;
