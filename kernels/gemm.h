@@ -27,6 +27,8 @@ typedef struct {
      * soon, SW wide, `ld` bytes apart, spread evenly over the kb steps */
     const void *far;
     size_t ld, rows;
+    /* into L1 instead (T0), in the kernels that take it (AVX-512) */
+    int far_l1;
     /* or, with next set, lines l0 to l1 - 1 of the region there: rows of
      * `run` bytes (a multiple of 64), `ld` bytes apart, counted row after
      * row, spread evenly over the kb steps */

@@ -20,7 +20,9 @@ enum { ROWS = RB_SKINNY_ROWS, NV512 = 4, NV256 = 2, AHEAD = 8, UNROLL = 4 };
 _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
 
 /* With pf->far, `rows` rows of a strip the caller will need soon go into
- * L2, one row (the strip's width) at the steps a running sum picks, so
+ * L2 (into L1 with pf->far_l1, in the copies built with FAR_L1: the
+ * AVX-512 ones; host.c says where and why), one row (the strip's width)
+ * at the steps a running sum picks, so
  * that the requests are spread evenly over the arithmetic of every caller
  * that shares the strip instead of stalling one of them in a burst; with
  * pf->near, row k + AHEAD of this strip goes into L1 by step k, which no
@@ -52,7 +54,10 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
         }                                                                      \
         for (due += far_rows * (n); due >= kb; due -= kb) {                    \
             for (size_t o = 0; o < sizeof(VEC) * NV; o += 64)                  \
-                _mm_prefetch(far + o, _MM_HINT_T1);                            \
+                if (far_l1)                                                    \
+                    _mm_prefetch(far + o, _MM_HINT_T0);                        \
+                else                                                           \
+                    _mm_prefetch(far + o, _MM_HINT_T1);                        \
             far += far_ld;                                                     \
         }                                                                      \
         if (near)                                                              \
@@ -140,7 +145,7 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
  * AVX2 copy measured the same or up to 2% faster. The next-block
  * order keeps one step a turn: its requests, a step apart, pace it. */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT,    \
-                    CTILE)                                                     \
+                    CTILE, FAR_L1)                                             \
     VEC acc[ROWS][NV];                                                         \
     _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++)                     \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                   \
@@ -149,6 +154,7 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
     const char *far = pf ? (const char *)pf->far : NULL;                      \
     const size_t far_ld = pf ? pf->ld : 0;                                     \
     const size_t far_rows = far ? (pf->rows < kb ? pf->rows : kb) : 0;         \
+    const int far_l1 = (FAR_L1) && far && pf->far_l1;                          \
     const int near = pf && pf->near;                                           \
     size_t due = 0;                                                            \
     const char *next = NEXT ? (const char *)pf->next : NULL;                   \
@@ -192,13 +198,13 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
 
 /* One code path for one dtype: the body inlined per row count, and the
  * entry that switches on it. P is the intrinsics' prefix, SUF the type. */
-#define SKINNY_KERNEL(ENTRY, TARGET, VEC, LANES, NV, P, SUF, T, CTILE)        \
+#define SKINNY_KERNEL(ENTRY, TARGET, VEC, LANES, NV, P, SUF, T, CTILE, FAR_L1) \
     __attribute__((target(TARGET), always_inline)) static inline void         \
         ENTRY##_rows(const int rows, const int next_block, SKINNY_PARAMS(T))  \
     {                                                                          \
         SKINNY_BODY(VEC, LANES, NV, P##_loadu_##SUF, P##_storeu_##SUF,        \
                     P##_set1_##SUF, P##_fmadd_##SUF, P##_setzero_##SUF, T,    \
-                    next_block, CTILE)                                         \
+                    next_block, CTILE, FAR_L1)                                 \
     }                                                                          \
     __attribute__((target(TARGET))) void ENTRY(size_t rows,                   \
                                                SKINNY_PARAMS(T))              \
@@ -207,17 +213,17 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
     }
 
 SKINNY_KERNEL(gemm_skinny_avx512_f32, "avx512f", __m512, 16, NV512, _mm512,
-              ps, float, 1)
+              ps, float, 1, 1)
 SKINNY_KERNEL(gemm_skinny_avx512_f64, "avx512f", __m512d, 8, NV512, _mm512,
-              pd, double, 1)
+              pd, double, 1, 1)
 /* without the C tile's requests: with them the AVX2 copies' four-step
  * loop compiled to 17% more instructions (f32, six rows: 116 against 98,
  * registers spilled to the stack) and the check gate's AVX2 8x512x512
  * counted 10 to 15% more */
 SKINNY_KERNEL(gemm_skinny_avx2_f32, "avx2,fma", __m256, 8, NV256, _mm256, ps,
-              float, 0)
+              float, 0, 0)
 SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
-              double, 0)
+              double, 0, 0)
 
 /* ---- the pair kernels: one or two rows of A, W in long runs -------------
  *

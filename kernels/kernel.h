@@ -154,6 +154,7 @@ typedef struct {
     size_t l1d, l2, l3; /* bytes per core (l3: what one core may use) */
     size_t l3_all;      /* bytes of the whole L3 (0: take l3)          */
     rb_skinny_order skinny_order;
+    int far_to_l1;      /* the skinny path's strips ahead into L1, not L2 */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
@@ -189,6 +190,7 @@ typedef struct {
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */
     size_t l3_bytes;        /* the whole L3, as configured             */
+    int far_to_l1;          /* strips ahead asked into L1 (AVX-512)    */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

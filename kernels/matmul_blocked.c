@@ -465,13 +465,15 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                     x->ldc, k0 > 0);
                     } else {
                         gemm_skinny_pf pf;
-                        if (plan.far)
+                        if (plan.far) {
                             requests(&pf, next ? &nb : NULL, ld, call, calls,
                                      ahead, r0, r1, g == 0,
                                      !last  ? ci + h * cld
                                      : then ? c + jn * el
                                             : NULL,
                                      last ? h0 : i2 - i1, cld);
+                            pf.far_l1 = cx->blk.far_to_l1;
+                        }
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
                                     x->ldc, k0 > 0, plan.far ? &pf : NULL);
                         call++;
