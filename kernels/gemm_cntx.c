@@ -182,7 +182,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) */
     out->skinny_max = out->mc;
     out->skinny_order = current->skinny_order;
-    out->far_to_l1 = current->far_to_l1;
+    /* only the AVX-512 copies are built to take it (gemm_skinny.c) */
+    out->far_to_l1 =
+        current->far_to_l1 && (path->needs & RB_ISA_AVX512F) != 0;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths

@@ -190,7 +190,8 @@ typedef struct {
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */
     size_t l3_bytes;        /* the whole L3, as configured             */
-    int far_to_l1;          /* strips ahead asked into L1 (AVX-512)    */
+    int far_to_l1;          /* strips ahead asked into L1 (configured,
+                               and the path is AVX-512)                 */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

@@ -308,6 +308,21 @@ static void pair_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
                          (float *)c, ldc, cols, PAIR_AHEAD);
 }
 
+/* d[j] += s[j] for j in [j0, j1) */
+static void add_row_f64(double *restrict d, const double *restrict s,
+                        size_t j0, size_t j1)
+{
+    for (size_t j = j0; j < j1; j++)
+        d[j] += s[j];
+}
+
+static void add_row_f32(float *restrict d, const float *restrict s, size_t j0,
+                        size_t j1)
+{
+    for (size_t j = j0; j < j1; j++)
+        d[j] += s[j];
+}
+
 static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
                   const rb_skinny_plan *plan)
 {
@@ -328,14 +343,15 @@ static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
     team_sync(team);
     const size_t j0 = m * t / nt, j1 = m * (t + 1) / nt;
     for (size_t u = 0; u + 1 < nt; u++)
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = j0; j < j1; j++) {
-                const size_t at = i * x->ldc + j, from = (u * n + i) * m + j;
-                if (dt == RB_F64)
-                    ((double *)x->c)[at] += ((const double *)part)[from];
-                else
-                    ((float *)x->c)[at] += ((const float *)part)[from];
-            }
+        for (size_t i = 0; i < n; i++) {
+            const size_t at = i * x->ldc, from = (u * n + i) * m;
+            if (dt == RB_F64)
+                add_row_f64((double *)x->c + at, (const double *)part + from,
+                            j0, j1);
+            else
+                add_row_f32((float *)x->c + at, (const float *)part + from,
+                            j0, j1);
+        }
     /* and again before any member's next call writes C or its partial */
     team_sync(team);
 }

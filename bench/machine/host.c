@@ -341,9 +341,7 @@ json_t *host_kernels_json(void)
                       "c_block_bytes", (json_int_t)b.sc_bytes, "beyond_l3_order",
                       b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"
                                                              : "strips",
-                      "strips_ahead_into",
-                      b.far_to_l1 && strcmp(b.path, "avx512") == 0 ? "L1"
-                                                                   : "L2",
+                      "strips_ahead_into", b.far_to_l1 ? "L1" : "L2",
                       "why", b.skinny_why));
     }
     return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
