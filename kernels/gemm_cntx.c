@@ -121,10 +121,9 @@ const gemm_path *gemm_path_select(unsigned isa)
 }
 
 /* Beyond L2, W blocks of at most 32 rows up to this many row groups of
- * the C tile, twice skb from one more (rb_skinny_plan_of says why) */
+ * the C tile, twice skb from one more, unless the configuration names
+ * another count for its CPU (rb_skinny_plan_of says why) */
 #define SHALLOW_GROUPS 6
-#define TEXT_OF(X) #X
-#define TEXT_OF_VALUE(X) TEXT_OF(X)
 
 /* A cache size, or the default when the reported one is missing or
  * implausible (a VM's CPUID can claim hundreds of MB). */
@@ -185,15 +184,16 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     /* only the AVX-512 copies are built to take it (gemm_skinny.c) */
     out->far_to_l1 =
         current->far_to_l1 && (path->needs & RB_ISA_AVX512F) != 0;
+    out->shallow_groups =
+        current->shallow_groups ? current->shallow_groups : SHALLOW_GROUPS;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM         \
-    ": 32 rows up to " TEXT_OF_VALUE(                                          \
-        SHALLOW_GROUPS) " row groups, 2 skb above" NEXT                        \
-                        "); C block of all rows = L2/2"
+    ": 32 rows up to shallow_groups row groups, 2 skb above" NEXT              \
+    "); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -279,9 +279,20 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * 131 to 147 GFLOP/s, 8960 f32) while the host was quiet, and 0.55
          * to 0.65 in its spells of a second or two, when the probe lost
          * only a tenth: those spells, not the depth, are what cost the
-         * sweep its points near the ridge there. */
+         * sweep its points near the ridge there.
+         * On a Zen 5 guest (48 KiB L1d, 1 MiB L2), called directly with
+         * the depths alternated call by call in one process, W from DRAM,
+         * the strips ahead into L1: twice skb (192 rows) against 32 at
+         * four and six groups (B = 24 and 32) was 1.07 to 1.34 times as
+         * fast at 1 thread (f32 P = M = 5952, 8960, 10496; f64 4224,
+         * 6336, 7424) and 1.05 to 1.28 at 2 threads (f32 6016, 8960,
+         * 10496; f64 the same), 96 rows in between; at two and three
+         * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
+         * below 1) and 0.89 to 1.31 at 2. So there the configuration
+         * (host.c) takes 32 rows up to three groups only. */
         out->skb =
-            groups <= SHALLOW_GROUPS ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
+            groups <= b->shallow_groups ? (b->skb < 32 ? b->skb : 32)
+                                        : 2 * b->skb;
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5

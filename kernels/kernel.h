@@ -155,6 +155,8 @@ typedef struct {
     size_t l3_all;      /* bytes of the whole L3 (0: take l3)          */
     rb_skinny_order skinny_order;
     int far_to_l1;      /* the skinny path's strips ahead into L1, not L2 */
+    size_t shallow_groups; /* its W blocks from beyond L2 32 rows deep up to
+                              this many row groups (0: the default, 6) */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
@@ -192,6 +194,8 @@ typedef struct {
     size_t l3_bytes;        /* the whole L3, as configured             */
     int far_to_l1;          /* strips ahead asked into L1 (configured,
                                and the path is AVX-512)                 */
+    size_t shallow_groups;  /* 32-row W blocks from beyond L2 up to this
+                               many row groups, 2 skb above             */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

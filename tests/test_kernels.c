@@ -487,6 +487,37 @@ static void test_every_op(unsigned isa)
     }
 }
 
+/* The strips' W block depth from beyond L2 under cfg's small caches: at
+ * most 32 rows up to the configured row groups (6 by default), twice skb
+ * from one group more; and both depths match the reference. */
+static void test_skinny_depth(const rb_config *cfg)
+{
+    static const size_t counts[] = {0, 3};
+    for (size_t c = 0; c < 2; c++) {
+        rb_config dc = *cfg;
+        dc.skinny_order = RB_SKINNY_STRIPS;
+        dc.shallow_groups = counts[c];
+        rb_configure(&dc);
+        const size_t groups = counts[c] ? counts[c] : 6;
+        for (int d = 0; d < RB_NDTYPES; d++) {
+            rb_blocking b;
+            rb_blocking_of((rb_dtype)d, &b);
+            const size_t el = rb_dtype_size((rb_dtype)d),
+                         last = groups * RB_SKINNY_ROWS;
+            rb_skinny_plan plan;
+            CHECK(b.shallow_groups == groups);
+            rb_skinny_plan_of(&b, el, last, 1000, 300, 1, &plan);
+            CHECK(plan.far && !plan.pairs &&
+                  plan.skb == (b.skb < 32 ? b.skb : 32));
+            rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 1, &plan);
+            CHECK(plan.far && !plan.pairs && plan.skb == 2 * b.skb);
+        }
+        test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
+    }
+    rb_configure(cfg);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -513,6 +544,8 @@ int main(void)
             test_blocked_on_path(&cfg);
             test_skinny_next_block(&cfg, cache);
             test_skinny_pairs(&cfg, cache);
+            if (cache)
+                test_skinny_depth(&cfg);
         }
     test_every_op(full);
     test_implausible_cache(full);

@@ -303,8 +303,11 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
      * ran 0.97 to 1.20 times as fast at B = 3 to 32 (most 1.03 to 1.14),
      * f64 4224 and 7424 0.97 to 1.04; T2 and NTA were no better. On the
      * Xeons the strips order was measured with T1 only, which stays. */
-    const int far_to_l1 =
+    const int zen5 =
         strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26;
+    /* With those requests, on Zen 5 the skinny path's W blocks from
+     * beyond L2 are 32 rows deep up to three row groups (B = 18), not six
+     * (rb_skinny_plan_of has the figures); elsewhere the default. */
     host_cache l1, l2, l3;
     host_cache_of(topo, HWLOC_OBJ_L1CACHE, cpu.hypervisor, &l1);
     host_cache_of(topo, HWLOC_OBJ_L2CACHE, cpu.hypervisor, &l2);
@@ -316,7 +319,8 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
         .l3 = (size_t)l3.per_core,
         .l3_all = (size_t)l3.bytes,
         .skinny_order = order,
-        .far_to_l1 = far_to_l1};
+        .far_to_l1 = zen5,
+        .shallow_groups = zen5 ? 3 : 0};
     rb_configure(&cfg);
     return RB_OK;
 }
@@ -332,7 +336,7 @@ json_t *host_kernels_json(void)
         json_object_set_new(
             blk, rb_dtype_name((rb_dtype)d),
             json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:I, "
-                      "s:I, s:I, s:s, s:s, s:s}}",
+                      "s:I, s:I, s:s, s:s, s:I, s:s}}",
                       "path", b.path, "mr", (json_int_t)b.mr, "nr",
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
@@ -342,6 +346,7 @@ json_t *host_kernels_json(void)
                       b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"
                                                              : "strips",
                       "strips_ahead_into", b.far_to_l1 ? "L1" : "L2",
+                      "shallow_groups", (json_int_t)b.shallow_groups,
                       "why", b.skinny_why));
     }
     return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
