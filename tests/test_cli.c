@@ -1057,6 +1057,9 @@ static void test_sweep(void)
     CHECK_STR_HAS(r.out, "against the streaming probe around each point");
     CHECK_STR_HAS(r.out, "the streaming probe itself at 70% of the roof");
     CHECK_STR_HAS(r.out, "f64     1 streaming probe");
+    /* each curve's rise from B = 1 to 4, beside the roof's own */
+    CHECK_STR_HAS(r.out, "(B 1 -> 4, x");
+    CHECK_STR_HAS(r.out, "; the roof x");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");
     CHECK_STR_HAS(r.err, "(round 2/2, best so far)");

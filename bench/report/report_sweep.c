@@ -950,7 +950,9 @@ static void ceiling_line(const sweep_doc *doc, const sweep_analysis *a,
 }
 
 /* Each curve's rate at its first and its last B: the contrast batched
- * stays flat (its intensity does not grow with B) while a matmul rises. */
+ * stays flat (its intensity does not grow with B) while a matmul rises,
+ * and the roof's own rise between the two: a curve on the roof at both
+ * ends rises that much and no more. */
 static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
                       int nc, FILE *f)
 {
@@ -962,10 +964,16 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
                           *p1 = &doc->res->points[cs[k]->idx[cs[k]->n - 1]];
         const double g0 = harness_row_gflops(&p0->row),
                      g1 = harness_row_gflops(&p1->row);
-        fprintf(f, "%s %s %.3g -> %.3g GFLOP/s (B %llu -> %llu, x%.2f)",
+        fprintf(f, "%s %s %.3g -> %.3g GFLOP/s (B %llu -> %llu, x%.2f",
                 said++ ? ";" : "first to last B:", cs[k]->kernel->name, g0,
                 g1, (unsigned long long)p0->b, (unsigned long long)p1->b,
                 g1 / g0);
+        roof_bound b0, b1;
+        if (bound_of(doc, &p0->row, &b0) == 0 &&
+            bound_of(doc, &p1->row, &b1) == 0 && b0.attainable_gflops > 0)
+            fprintf(f, "; the roof x%.2f",
+                    b1.attainable_gflops / b0.attainable_gflops);
+        fprintf(f, ")");
     }
     if (said)
         fprintf(f, "\n");
