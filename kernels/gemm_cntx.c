@@ -184,8 +184,11 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     /* only the AVX-512 copies are built to take it (gemm_skinny.c) */
     out->far_to_l1 =
         current->far_to_l1 && (path->needs & RB_ISA_AVX512F) != 0;
-    out->shallow_groups =
-        current->shallow_groups ? current->shallow_groups : SHALLOW_GROUPS;
+    /* measured with those requests, on the AVX-512 copies only */
+    out->shallow_groups = current->shallow_groups &&
+                                  (path->needs & RB_ISA_AVX512F) != 0
+                              ? current->shallow_groups
+                              : SHALLOW_GROUPS;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths

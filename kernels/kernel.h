@@ -156,7 +156,8 @@ typedef struct {
     rb_skinny_order skinny_order;
     int far_to_l1;      /* the skinny path's strips ahead into L1, not L2 */
     size_t shallow_groups; /* its W blocks from beyond L2 32 rows deep up to
-                              this many row groups (0: the default, 6) */
+                              this many row groups on the AVX-512 path
+                              (0: the default, 6, as on the others) */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
