@@ -293,9 +293,9 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
          * below 1) and 0.89 to 1.31 at 2. So there the configuration
          * (host.c) takes 32 rows up to three groups only. */
-        out->skb =
-            groups <= b->shallow_groups ? (b->skb < 32 ? b->skb : 32)
-                                        : 2 * b->skb;
+        const size_t shallow =
+            b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
+        out->skb = groups <= shallow ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5

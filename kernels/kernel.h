@@ -196,7 +196,8 @@ typedef struct {
     int far_to_l1;          /* strips ahead asked into L1 (configured,
                                and the path is AVX-512)                 */
     size_t shallow_groups;  /* 32-row W blocks from beyond L2 up to this
-                               many row groups, 2 skb above             */
+                               many row groups, 2 skb above (0: the
+                               default, 6)                              */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

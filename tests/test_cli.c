@@ -1057,9 +1057,6 @@ static void test_sweep(void)
     CHECK_STR_HAS(r.out, "against the streaming probe around each point");
     CHECK_STR_HAS(r.out, "the streaming probe itself at 70% of the roof");
     CHECK_STR_HAS(r.out, "f64     1 streaming probe");
-    /* each curve's rise from B = 1 to 4, beside the roof's own */
-    CHECK_STR_HAS(r.out, "(B 1 -> 4, x");
-    CHECK_STR_HAS(r.out, "; the roof x");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");
     CHECK_STR_HAS(r.err, "(round 2/2, best so far)");
@@ -1077,6 +1074,28 @@ static void test_sweep(void)
     double frac_min = NAN; /* matmul_blocked's, f32, B = 1 and 2 */
     json_array_foreach(points, i, p)
         sweep_point(p, &above_json, &over_json, &frac_min);
+    /* each curve's rise from B = 1 to 4 beside the roof's own, which is
+     * the ratio of the two points' bounds (matmul_blocked, f64) */
+    double bound1 = NAN, bound4 = NAN;
+    json_array_foreach(points, i, p)
+    {
+        if (strcmp(jstr(p, "kernel", NULL), "matmul_blocked") != 0 ||
+            strcmp(jstr(p, "dtype", NULL), "f64") != 0)
+            continue;
+        const json_int_t b = json_integer_value(json_object_get(p, "batch"));
+        const double at = json_number_value(json_object_get(
+            json_object_get(p, "roofline"), "attainable_gflops"));
+        if (b == 1)
+            bound1 = at;
+        else if (b == 4)
+            bound4 = at;
+    }
+    CHECK(bound1 > 0.0 && bound4 > bound1);
+    char rise[64];
+    snprintf(rise, sizeof(rise), "(B 1 -> 4, x");
+    CHECK_STR_HAS(r.out, rise);
+    snprintf(rise, sizeof(rise), ", the roof's x%.2f)", bound4 / bound1);
+    CHECK_STR_HAS(r.out, rise);
     CHECK_INT(count_marked(r.out, '!'), above_json);
     CHECK_INT(count_marked(r.out, '+'), over_json);
     char note[96];

@@ -513,6 +513,16 @@ static void test_skinny_depth(const rb_config *cfg)
                   plan.skb == (b.skb < 32 ? b.skb : 32));
             rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 1, &plan);
             CHECK(plan.far && !plan.pairs && plan.skb == 2 * b.skb);
+            /* a blocking that does not say (0), as the cachegrind child's
+             * line before it named the count: the default, six */
+            rb_blocking unsaid = b;
+            unsaid.shallow_groups = 0;
+            rb_skinny_plan_of(&unsaid, el, 6 * RB_SKINNY_ROWS, 1000, 300, 1,
+                              &plan);
+            CHECK(plan.skb == (b.skb < 32 ? b.skb : 32));
+            rb_skinny_plan_of(&unsaid, el, 6 * RB_SKINNY_ROWS + 1, 1000, 300,
+                              1, &plan);
+            CHECK(plan.skb == 2 * b.skb);
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");

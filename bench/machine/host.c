@@ -305,9 +305,10 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
      * Xeons the strips order was measured with T1 only, which stays. */
     const int zen5 =
         strcmp(cpu.vendor, "AuthenticAMD") == 0 && cpu.family >= 26;
-    /* With those requests, on Zen 5 the skinny path's W blocks from
-     * beyond L2 are 32 rows deep up to three row groups (B = 18), not six
-     * (rb_skinny_plan_of has the figures); elsewhere the default. */
+    /* With those requests, on the same CPUs the AVX-512 skinny path's W
+     * blocks from beyond L2 are 32 rows deep up to three row groups (B =
+     * 18), not six (rb_skinny_plan_of has the figures); elsewhere, and on
+     * the other paths, the default. */
     host_cache l1, l2, l3;
     host_cache_of(topo, HWLOC_OBJ_L1CACHE, cpu.hypervisor, &l1);
     host_cache_of(topo, HWLOC_OBJ_L2CACHE, cpu.hypervisor, &l2);

@@ -971,7 +971,7 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
         roof_bound b0, b1;
         if (bound_of(doc, &p0->row, &b0) == 0 &&
             bound_of(doc, &p1->row, &b1) == 0 && b0.attainable_gflops > 0)
-            fprintf(f, "; the roof x%.2f",
+            fprintf(f, ", the roof's x%.2f",
                     b1.attainable_gflops / b0.attainable_gflops);
         fprintf(f, ")");
     }
