@@ -581,10 +581,16 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     const size_t el = rb_dtype_size(dt);
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;
-    /* one or two rows: the other members' partial products (pairs()) */
-    const size_t parts =
-        s.n <= 2 && nthreads > 1 ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
-    if (parts > *shared)
-        *shared = parts;
+    /* the pair kernels' team: the other members' partial products
+     * (pairs()), planned as skinny() plans them */
+    if (nthreads > 1 && s.n <= bk.skinny_max) {
+        rb_skinny_plan plan;
+        rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, nthreads,
+                          &plan);
+        const size_t parts =
+            plan.pairs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
+        if (parts > *shared)
+            *shared = parts;
+    }
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
 }

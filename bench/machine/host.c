@@ -185,11 +185,10 @@ static unsigned cores_below(hwloc_topology_t topo, hwloc_obj_t o)
     return below > 0 ? (unsigned)below : 1;
 }
 
-/* What one cache object may be taken to hold (host_cache's rule). */
-static double believed(hwloc_topology_t topo, hwloc_obj_t o, int guest)
+/* What a cache of `bytes` over `cores` cores may be taken to hold: in a
+ * guest, at most RB_CACHE_PER_CORE_MAX a core (host_cache's rule). */
+static double believed(uint64_t bytes, unsigned cores, int guest)
 {
-    const unsigned cores = cores_below(topo, o);
-    const uint64_t bytes = o->attr->cache.size;
     return guest && bytes / cores > RB_CACHE_PER_CORE_MAX
                ? (double)RB_CACHE_PER_CORE_MAX * cores
                : (double)bytes;
@@ -207,7 +206,8 @@ void host_cache_of(hwloc_topology_t topo, hwloc_obj_type_t type, int guest,
     out->count = hwloc_get_nbobjs_by_type(topo, type);
     out->per_core = out->bytes / cores;
     out->plausible = !guest || out->per_core <= RB_CACHE_PER_CORE_MAX;
-    out->believed_bytes = (double)out->count * believed(topo, o, guest);
+    out->believed_bytes =
+        (double)out->count * believed(out->bytes, cores, guest);
 }
 
 size_t host_team_caches(hwloc_topology_t topo, int guest,
@@ -235,7 +235,7 @@ size_t host_team_caches(hwloc_topology_t topo, int guest,
             if (dup)
                 continue;
             seen[nseen++] = c;
-            sum += believed(topo, c, guest);
+            sum += believed(c->attr->cache.size, cores_below(topo, c), guest);
         }
         bytes[n++] = sum;
     }
