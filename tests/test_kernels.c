@@ -42,6 +42,27 @@ static void *member_main(void *vm)
     return NULL;
 }
 
+/* Bytes past each workspace the kernel must leave as they were: a kernel
+ * that uses more than its workspace function asked for writes there. */
+enum { GUARD = 256, GUARD_BYTE = 0xa5 };
+
+static void *guarded(size_t bytes)
+{
+    const size_t at = (bytes + 63) / 64 * 64;
+    unsigned char *p = aligned_alloc(64, at + GUARD);
+    memset(p + at, GUARD_BYTE, GUARD);
+    return p;
+}
+
+static int intact(const void *p, size_t bytes)
+{
+    const unsigned char *g = (const unsigned char *)p + (bytes + 63) / 64 * 64;
+    for (size_t i = 0; i < GUARD; i++)
+        if (g[i] != GUARD_BYTE)
+            return 0;
+    return 1;
+}
+
 static void run_team(const rb_kernel *k, rb_dtype dt, rb_shape s, int nt,
                      void *a, void *b, void *c)
 {
@@ -51,7 +72,7 @@ static void run_team(const rb_kernel *k, rb_dtype dt, rb_shape s, int nt,
     pthread_barrier_init(&bar, NULL, (unsigned)nt);
     member m[8];
     pthread_t th[8];
-    void *sh = aligned_alloc(64, (shared + 63) / 64 * 64);
+    void *sh = guarded(shared);
     for (int t = 0; t < nt; t++) {
         m[t].k = k;
         m[t].dt = dt;
@@ -61,13 +82,23 @@ static void run_team(const rb_kernel *k, rb_dtype dt, rb_shape s, int nt,
                               .barrier = test_barrier,
                               .barrier_ctx = &bar,
                               .shared = sh,
-                              .own = aligned_alloc(64, (own + 63) / 64 * 64)};
+                              .own = guarded(own)};
         pthread_create(&th[t], NULL, member_main, &m[t]);
     }
     for (int t = 0; t < nt; t++) {
         pthread_join(th[t], NULL);
+        if (!intact(m[t].team.own, own))
+            fprintf(stderr, "  %s %s shape %zu,%zu,%zu: member %d wrote past "
+                    "its own workspace of %zu bytes\n", k->name,
+                    rb_dtype_name(dt), s.n, s.p, s.m, t, own);
+        CHECK(intact(m[t].team.own, own));
         free(m[t].team.own);
     }
+    if (!intact(sh, shared))
+        fprintf(stderr, "  %s %s shape %zu,%zu,%zu: past the shared workspace "
+                "of %zu bytes\n", k->name, rb_dtype_name(dt), s.n, s.p, s.m,
+                shared);
+    CHECK(intact(sh, shared));
     free(sh);
     pthread_barrier_destroy(&bar);
 }
