@@ -211,8 +211,20 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
                "implausible)";
 }
 
+/* Whether rows of W ld elements apart fall into at most two sets of L1
+ * in every 4 KiB: rows whose stride is a multiple of 2 KiB. (Every L1 data
+ * cache of the cores this suite runs on, 32 KiB of 8 ways or 48 KiB of 12,
+ * has 64 sets of 64 bytes, so addresses 4 KiB apart share a set.) A strip
+ * of 32 such rows, four lines each, then wants 16 or 32 lines of a set that
+ * holds 8 or 12. */
+static int rows_alias(size_t ld, size_t el)
+{
+    return ld * el % 2048 == 0;
+}
+
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
-                       size_t cols, int nthreads, rb_skinny_plan *out)
+                       size_t cols, size_t ld, int nthreads,
+                       rb_skinny_plan *out)
 {
     const size_t sw = b->sw > 0 ? b->sw : 1;
     const size_t groups = (n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS;
@@ -292,10 +304,36 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * 10496; f64 the same), 96 rows in between; at two and three
          * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
          * below 1) and 0.89 to 1.31 at 2. So there the configuration
-         * (host.c) takes 32 rows up to three groups only. */
+         * (host.c) takes 32 rows up to three groups only.
+         * Rows a multiple of 2 KiB apart (rows_alias) take skb rows
+         * (L1/2) from two groups on, on the same CPUs and copies: on that
+         * Zen 5 guest, in `roofbench run` with the depth set from outside
+         * and alternated, 12 x 4096 x 4096 ran at 109 to 115 GFLOP/s with
+         * 192 rows against 85 to 96 with 32 (f32, 1 thread; 228 to 254
+         * against 162 to 177 at 2, f64 1.1 to 1.3 times), 18 x 2048 x
+         * 2048 164 to 172 against 134 (f64 73 to 77 against 59), 12 x
+         * 4608 x 4608 136 to 141 against 95 to 119; where the stride is a
+         * multiple of 1 KiB only (f32 4352) 32 rows stayed as fast or
+         * faster (148 to 150 against 134 to 147). With one group (B = 6,
+         * f32 P = M = 4096, the kernel called directly) 32 rows were
+         * still the faster; and 64 or 96 rows took most of 192's gain at
+         * 4096 (0.69 to 0.75 of the streaming probe against 0.65 to
+         * 0.68), less of it at 2048 in L3 (0.71 to 0.79 against 0.75 to
+         * 0.83). Not twice skb: in the check gate's simulated caches (32
+         * KiB L1, 1 MiB last level, 16 ways), AVX2 f64 8 x 512 x 512 with
+         * its one-line strips 512 rows deep read W from memory twice
+         * (twice the LL misses; 1.5 times with skb). As built (skb =
+         * 96), alternated with the build before it in `roofbench run`:
+         * 12 x 4096 x 4096 f32 94 to 115 GFLOP/s against 80 to 104 on 1
+         * thread, 191 to 247 against 156 to 161 on 2; 18 x 2048 x 2048
+         * 119 to 121 against 95 to 100, and 236 to 243 against 188 to
+         * 194; f64 1.04 to 1.4 times. */
         const size_t shallow =
             b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
-        out->skb = groups <= shallow ? (b->skb < 32 ? b->skb : 32) : 2 * b->skb;
+        out->skb = groups > shallow ? 2 * b->skb
+                   : groups > 1 && b->far_to_l1 && rows_alias(ld, el)
+                       ? b->skb
+                       : b->skb < 32 ? b->skb : 32;
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5

@@ -203,8 +203,8 @@ typedef struct {
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);
 
 /* How the skinny path walks one member's share of a product: rows of A
- * n, contraction p, `cols` columns of W and C, in a team of nthreads, el
- * bytes an element. W is "far" when the share is beyond L2 (twice
+ * n, contraction p, `cols` columns of W and C, W's rows ld elements
+ * apart, in a team of nthreads, el bytes an element. W is "far" when the share is beyond L2 (twice
  * sc_bytes): it then comes from memory once and is asked for ahead, in
  * strip order while the whole of W (the shares of all nthreads) fits in
  * L3, and in the blocking's order beyond it. C is
@@ -223,7 +223,8 @@ typedef struct {
 } rb_skinny_plan;
 
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
-                       size_t cols, int nthreads, rb_skinny_plan *out);
+                       size_t cols, size_t ld, int nthreads,
+                       rb_skinny_plan *out);
 
 /* The registry (registry.c): every kernel, in display order. */
 extern const rb_kernel rb_kernels[];

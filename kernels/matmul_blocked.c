@@ -442,7 +442,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
      * all take that path or none */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&cx->blk, el, x->n, x->p,
-                      x->m / (size_t)team->nthreads, team->nthreads, &plan);
+                      x->m / (size_t)team->nthreads, x->ldb, team->nthreads,
+                      &plan);
     if (plan.pairs) {
         pairs(x, dt, cx, &plan);
         return;
@@ -596,8 +597,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
      * team needs the other members' partial products (pairs()), and the
      * right edge a W block and a C tile, sw wide (edge_w, edge_tile) */
     rb_skinny_plan plan;
-    rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, nthreads,
-                      &plan);
+    rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, s.m,
+                      nthreads, &plan);
     const size_t parts =
         plan.pairs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
     if (parts > *shared)

@@ -368,8 +368,8 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     const double groups = ceil(N / (double)RB_SKINNY_ROWS), h = N / groups;
     /* the kernel's own blocks, one thread */
     rb_skinny_plan plan;
-    rb_skinny_plan_of(blk, (size_t)sz, (size_t)N, (size_t)P, (size_t)M, 1,
-                      &plan);
+    rb_skinny_plan_of(blk, (size_t)sz, (size_t)N, (size_t)P, (size_t)M,
+                      (size_t)M, 1, &plan);
     const double SW = (double)blk->sw, KB = fmin((double)plan.skb, P);
     const double JC = fmin((double)plan.jc, M);
     /* blocks of C and of W, and the strips of all C blocks together (the

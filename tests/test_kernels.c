@@ -448,8 +448,8 @@ static void test_skinny_next_block(const rb_config *cfg, int small_caches)
             rb_blocking nb;
             rb_blocking_of((rb_dtype)d, &nb);
             rb_skinny_plan plan;
-            rb_skinny_plan_of(&nb, rb_dtype_size((rb_dtype)d), s.n, s.p, s.m, 1,
-                              &plan);
+            rb_skinny_plan_of(&nb, rb_dtype_size((rb_dtype)d), s.n, s.p, s.m,
+                              s.m, 1, &plan);
             CHECK(s.n <= nb.skinny_max && plan.far &&
                   plan.order == RB_SKINNY_NEXT_BLOCK &&
                   plan.skb == (s.n <= RB_SKINNY_ROWS ? 64u : 192u) &&
@@ -481,11 +481,11 @@ static void test_skinny_pairs(const rb_config *cfg, int small_caches)
                 rb_blocking_of((rb_dtype)d, &pb);
                 rb_skinny_plan plan;
                 rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), s.n, s.p,
-                                  s.m, 1, &plan);
+                                  s.m, s.m, 1, &plan);
                 CHECK(plan.far && plan.pairs && plan.skb == 2 &&
                       plan.order == RB_SKINNY_STRIPS);
                 rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), 3, s.p,
-                                  s.m, 1, &plan);
+                                  s.m, s.m, 1, &plan);
                 CHECK(plan.far && !plan.pairs);
             }
             test_op(RB_OP_MATMUL, s, "matmul_blocked");
@@ -539,24 +539,46 @@ static void test_skinny_depth(const rb_config *cfg)
                          last = groups * RB_SKINNY_ROWS;
             rb_skinny_plan plan;
             CHECK(b.shallow_groups == groups);
-            rb_skinny_plan_of(&b, el, last, 1000, 300, 1, &plan);
+            rb_skinny_plan_of(&b, el, last, 1000, 300, 300, 1, &plan);
             CHECK(plan.far && !plan.pairs &&
                   plan.skb == (b.skb < 32 ? b.skb : 32));
-            rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 1, &plan);
+            rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 300, 1, &plan);
             CHECK(plan.far && !plan.pairs && plan.skb == 2 * b.skb);
             /* a blocking that does not say (0), as the cachegrind child's
              * line before it named the count: the default, six */
             rb_blocking unsaid = b;
             unsaid.shallow_groups = 0;
-            rb_skinny_plan_of(&unsaid, el, 6 * RB_SKINNY_ROWS, 1000, 300, 1,
-                              &plan);
+            rb_skinny_plan_of(&unsaid, el, 6 * RB_SKINNY_ROWS, 1000, 300, 300,
+                              1, &plan);
             CHECK(plan.skb == (b.skb < 32 ? b.skb : 32));
             rb_skinny_plan_of(&unsaid, el, 6 * RB_SKINNY_ROWS + 1, 1000, 300,
-                              1, &plan);
+                              300, 1, &plan);
             CHECK(plan.skb == 2 * b.skb);
+            /* rows of W a multiple of 2 KiB apart, with the strips ahead
+             * into L1: skb rows from two groups on, 32 rows for one; 1
+             * KiB apart, or without those requests, 32 rows */
+            const size_t k2 = 2048 / el;
+            rb_blocking al = b;
+            al.skb = 96;
+            al.far_to_l1 = 1;
+            rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, 3 * k2,
+                              1, &plan);
+            CHECK(plan.far && plan.skb == 96);
+            rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS, 1000, 300, 3 * k2, 1,
+                              &plan);
+            CHECK(plan.skb == 32);
+            rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, k2 / 2,
+                              1, &plan);
+            CHECK(plan.skb == 32);
+            al.far_to_l1 = 0;
+            rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, 3 * k2,
+                              1, &plan);
+            CHECK(plan.skb == 32);
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
+        /* W's rows 2 or 4 KiB apart: deep blocks */
+        test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 512}, "matmul_blocked");
     }
     rb_configure(cfg);
 }
