@@ -255,9 +255,27 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     return rc;
 }
 
+/* What cache level `name` (L1 to L3) holds for a team of t threads: a
+ * core's believed share (host.h) t times; 0 for DRAM or a level hwloc
+ * does not know. */
+static double team_cache(const rb_machine *m, const char *name, int t)
+{
+    for (int j = 0; j < (int)(sizeof(level_names) / sizeof(*level_names)); j++)
+        if (strcmp(name, level_names[j]) == 0 &&
+            level_cache[j] != HWLOC_OBJ_MACHINE) {
+            host_cache hc;
+            host_cache_of(m->topo, level_cache[j], m->cpu.hypervisor, &hc);
+            const double core = hc.plausible ? (double)hc.per_core
+                                             : (double)RB_CACHE_PER_CORE_MAX;
+            return core * t;
+        }
+    return 0.0;
+}
+
 /* P = M per level, dtype and team from the roofline; then every point
  * checked against the memory. */
-static int size_levels(const roofline *roof, sweep_plan *plan, rb_err *e)
+static int size_levels(const rb_machine *m, const roofline *roof,
+                       sweep_plan *plan, rb_err *e)
 {
     for (int l = 0; l < plan->nlevels; l++) {
         sweep_weights *w = &plan->levels[l];
@@ -273,9 +291,11 @@ static int size_levels(const roofline *roof, sweep_plan *plan, rb_err *e)
                                    "--ceilings: no roofline for %d thread%s",
                                    plan->threads[t],
                                    rb_plural(plan->threads[t]));
-                if (sweep_weights_side(team, w->name,
-                                       (unsigned)rb_dtype_size(plan->dtypes[d]),
-                                       &side, why, sizeof(why)))
+                if (sweep_weights_side(
+                        team, w->name,
+                        (unsigned)rb_dtype_size(plan->dtypes[d]),
+                        team_cache(m, w->name, plan->threads[t]), &side, why,
+                        sizeof(why)))
                     return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;
@@ -457,7 +477,7 @@ static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
                               1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED,
                               &interrupted, e);
     if (!rc && !interrupted)
-        rc = size_levels(&st->roof.roof, &st->plan, e);
+        rc = size_levels(m, &st->roof.roof, &st->plan, e);
     if (!rc && !interrupted && st->host_profile >= 0 && !o->ceilings)
         rc = host_profile(&st->roof.roof, &st->profiles[st->host_profile], e);
     rb_err run_err = {""};
@@ -488,7 +508,7 @@ static int sweep_main(const rb_machine *m, const void *opts,
     /* sizes known now (--p/--m, or a loaded roofline) are checked before
      * any work; measured roofs are checked as soon as they are known */
     if (!rc && (o->ceilings || strcmp(st->plan.levels[0].name, "given") == 0))
-        rc = o->ceilings ? size_levels(&st->roof.roof, &st->plan, e)
+        rc = o->ceilings ? size_levels(m, &st->roof.roof, &st->plan, e)
                          : sweep_check_plan(&st->plan, host_mem_available(), e);
     if (!rc && o->ceilings && st->host_profile >= 0)
         rc = host_profile(&st->roof.roof, &st->profiles[st->host_profile], e);

@@ -235,7 +235,8 @@ static uint64_t side_in(double bytes, unsigned el, uint64_t unit, double end)
 }
 
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
-                       uint64_t *side, char *why, size_t whylen)
+                       double cache_bytes, uint64_t *side, char *why,
+                       size_t whylen)
 {
     const roof_level *lv = sweep_level(t, name);
     if (!lv) {
@@ -249,8 +250,16 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
         return -1;
     }
     const int dram = strcmp(name, "DRAM") == 0;
+    /* a span of levels ends where the last of them does: the weights of
+     * the first then go by that cache's own size (a 2-thread read curve
+     * whose L1 to L3 made one plateau, ending near 210 MB, had sized "L2"
+     * weights of 105 MB) */
+    double end = lv->ends_bytes;
+    if (!dram && strcmp(lv->name, name) != 0 && cache_bytes > 0.0 &&
+        cache_bytes < end)
+        end = fmax(cache_bytes, lv->starts_bytes);
     const double bytes = dram ? lv->starts_bytes
-                              : fmax(lv->starts_bytes, lv->ends_bytes / 2.0);
+                              : fmax(lv->starts_bytes, end / 2.0);
     /* Whole 256-byte column strips for every member of the team, so that
      * a team splits the columns evenly (matmul_blocked's skinny path
      * shares them out in strips of 256 bytes with AVX-512, 64 with AVX2:
@@ -262,10 +271,10 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     uint64_t unit = 64;
     while (unit % strips)
         unit += 64;
-    *side = side_in(bytes, el, unit, dram ? 0.0 : lv->ends_bytes);
+    *side = side_in(bytes, el, unit, dram ? 0.0 : end);
     /* a cache too small for one even share of every member: multiples of
      * 64 (the team then splits it unevenly, but it stays in the level) */
-    if (!dram && (double)*side * (double)*side * el > lv->ends_bytes)
-        *side = side_in(bytes, el, 64, lv->ends_bytes);
+    if (!dram && (double)*side * (double)*side * el > end)
+        *side = side_in(bytes, el, 64, end);
     return 0;
 }

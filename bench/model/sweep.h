@@ -64,14 +64,18 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * in level `name` of the team's roofline: half the working set (all
  * threads) at which the level's plateau ends, so that A and C fit beside
  * the weights up to large B, and no less than where it starts; for DRAM
- * the plateau's start (the smallest size that is DRAM-resident). In
+ * the plateau's start (the smallest size that is DRAM-resident). Where
+ * the roofline has the cache only as a span of levels ("L1-L3"), the
+ * plateau ends at cache_bytes instead (what that cache holds for the
+ * team; 0: not known), if sooner. In
  * multiples of 64 elements and of 256 bytes per thread (whole 256-byte
  * strips for every member), at least one, never past a cache's plateau
  * (multiples of 64 where one even share for each is already past it).
  * Returns 0, or -1 with why ("no L3 plateau in the 2-thread roofline (it
  * has L1, L2, DRAM)"). */
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
-                       uint64_t *side, char *why, size_t whylen);
+                       double cache_bytes, uint64_t *side, char *why,
+                       size_t whylen);
 
 /* The level called name in the read roof of team t: that name, else for a
  * cache level "Lk" a span "La-Lb" that holds it; NULL when neither. */
