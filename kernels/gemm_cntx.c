@@ -195,7 +195,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM         \
-    ": 32 rows up to shallow_groups row groups, 2 skb above" NEXT              \
+    ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
+    "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
+    "2 skb above" NEXT                                                         \
     "); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
@@ -211,12 +213,12 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
                "implausible)";
 }
 
-/* Whether rows of W ld elements apart fall into at most two sets of L1
- * in every 4 KiB: rows whose stride is a multiple of 2 KiB. (Every L1 data
- * cache of the cores this suite runs on, 32 KiB of 8 ways or 48 KiB of 12,
- * has 64 sets of 64 bytes, so addresses 4 KiB apart share a set.) A strip
- * of 32 such rows, four lines each, then wants 16 or 32 lines of a set that
- * holds 8 or 12. */
+/* Whether rows of W ld elements apart start in at most two of L1's sets:
+ * rows whose stride is a multiple of 2 KiB. (Every L1 data cache of the
+ * cores this suite runs on, 32 KiB of 8 ways or 48 KiB of 12, has 64 sets
+ * of 64 bytes, so addresses 4 KiB apart share a set.) A strip of 32 such
+ * rows, four lines each, then wants 16 or 32 lines of a set that holds 8
+ * or 12. */
 static int rows_alias(size_t ld, size_t el)
 {
     return ld * el % 2048 == 0;
@@ -319,10 +321,12 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * still the faster; and 64 or 96 rows took most of 192's gain at
          * 4096 (0.69 to 0.75 of the streaming probe against 0.65 to
          * 0.68), less of it at 2048 in L3 (0.71 to 0.79 against 0.75 to
-         * 0.83). Not twice skb: in the check gate's simulated caches (32
-         * KiB L1, 1 MiB last level, 16 ways), AVX2 f64 8 x 512 x 512 with
-         * its one-line strips 512 rows deep read W from memory twice
-         * (twice the LL misses; 1.5 times with skb). As built (skb =
+         * 0.83). Not twice skb: with the rule first on every path, the
+         * check gate's simulated caches (32 KiB L1, 1 MiB last level, 16
+         * ways, AVX2) saw f64 8 x 512 x 512, one-line strips 512 rows
+         * deep, read W from memory twice (twice the LL misses; 1.5 times
+         * with skb), which is also why the rule keeps to the copies it was
+         * measured on. As built (skb =
          * 96), alternated with the build before it in `roofbench run`:
          * 12 x 4096 x 4096 f32 94 to 115 GFLOP/s against 80 to 104 on 1
          * thread, 191 to 247 against 156 to 161 on 2; 18 x 2048 x 2048

@@ -186,7 +186,7 @@ static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
 /* The right edge, cols below the strip width sw, in the strip kernels at
  * their full speed: W's edge columns of a block, kb rows, go once into
  * wpad, sw wide with zeros beyond cols (edge_w), and each row group's C
- * edge goes through a tile of its own, sw wide (edge_tile), both in the
+ * edge goes in turn through one tile, sw wide (edge_tile), both in the
  * member's own workspace (matmul_blocked_workspace). The edge used to be
  * plain C, one dot product per element: where it was 52 of 500 f32
  * columns, 64 x 500 x 500 ran at 42 GFLOP/s on 1 thread of a Zen 5 guest
@@ -593,9 +593,12 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
     if (s.n > bk.skinny_max)
         return;
-    /* the skinny path, planned as skinny() plans it: the pair kernels'
-     * team needs the other members' partial products (pairs()), and the
-     * right edge a W block and a C tile, sw wide (edge_w, edge_tile) */
+    /* the skinny path, planned as skinny() plans it where W's rows are m
+     * apart: the pair kernels' team needs the other members' partial
+     * products (pairs()); the right edge a W block and a C tile, sw wide
+     * (edge_w, edge_tile), the block as deep as any plan makes one (twice
+     * skb, or the next-block order's 192 rows), since the depth also
+     * follows W's row stride, which this is not told */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, s.m,
                       nthreads, &plan);
@@ -603,7 +606,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
         plan.pairs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
     if (parts > *shared)
         *shared = parts;
-    const size_t edge = (plan.skb + RB_SKINNY_ROWS) * bk.sw * el;
+    const size_t deepest = 2 * bk.skb > 192 ? 2 * bk.skb : 192;
+    const size_t edge = (deepest + RB_SKINNY_ROWS) * bk.sw * el;
     if (edge > *own)
         *own = edge;
 }

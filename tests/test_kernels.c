@@ -577,8 +577,26 @@ static void test_skinny_depth(const rb_config *cfg)
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
-        /* W's rows 2 or 4 KiB apart: deep blocks */
+        /* W's rows 2 or 4 KiB apart, with blocks of L1/2 (96 rows with
+         * AVX-512's strips of 256 bytes) deeper than 32: the kernel plans
+         * them and computes right */
+        rb_config ac = dc;
+        ac.l1d = 48 << 10;
+        ac.far_to_l1 = 1;
+        rb_configure(&ac);
+        for (int d = 0; d < RB_NDTYPES; d++) {
+            rb_blocking b;
+            rb_blocking_of((rb_dtype)d, &b);
+            if (!b.far_to_l1)
+                continue;
+            rb_skinny_plan plan;
+            rb_skinny_plan_of(&b, rb_dtype_size((rb_dtype)d), 12, 1000, 512,
+                              512, 1, &plan);
+            CHECK(b.skb > 32 && plan.far && plan.skb == b.skb);
+        }
         test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 512}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 520}, "matmul_blocked");
+        rb_configure(&dc);
     }
     rb_configure(cfg);
 }
