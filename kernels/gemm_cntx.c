@@ -125,6 +125,14 @@ const gemm_path *gemm_path_select(unsigned isa)
  * another count for its CPU (rb_skinny_plan_of says why) */
 #define SHALLOW_GROUPS 6
 
+/* The next-block order's W blocks beyond one row group at one thread */
+enum { NEXT_DEEP = 192 };
+
+size_t rb_skinny_deepest(const rb_blocking *b)
+{
+    return 2 * b->skb > NEXT_DEEP ? 2 * b->skb : NEXT_DEEP;
+}
+
 /* A cache size, or the default when the reported one is missing or
  * implausible (a VM's CPUID can claim hundreds of MB). */
 static size_t sane(size_t reported, size_t lo, size_t hi, size_t fallback)
@@ -351,7 +359,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * 1.13 at 12 and 16). So 64 rows for one row group only. At 2
          * threads 192 rows (0.98 to 1.13 times the strip order, where 64
          * gave 0.89 to 0.97). */
-        out->skb = groups == 1 && nthreads == 1 ? 64 : 192;
+        out->skb = groups == 1 && nthreads == 1 ? 64 : NEXT_DEEP;
         const size_t wjc = b->sc_bytes / 2 / (out->skb * el) / sw * sw;
         if (wjc < jc)
             jc = wjc;

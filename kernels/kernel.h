@@ -227,6 +227,10 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                        size_t cols, size_t ld, int nthreads,
                        rb_skinny_plan *out);
 
+/* The most rows of W any skinny plan of b takes a block, whatever the
+ * shape and stride (rb_skinny_plan_of): what a buffer for one block needs. */
+size_t rb_skinny_deepest(const rb_blocking *b);
+
 /* The registry (registry.c): every kernel, in display order. */
 extern const rb_kernel rb_kernels[];
 extern const size_t rb_nkernels;

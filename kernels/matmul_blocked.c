@@ -312,20 +312,17 @@ static void pair_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
                          (float *)c, ldc, cols, PAIR_AHEAD);
 }
 
-/* d[j] += s[j] for j in [j0, j1) */
-static void add_row_f64(double *restrict d, const double *restrict s,
-                        size_t j0, size_t j1)
-{
-    for (size_t j = j0; j < j1; j++)
-        d[j] += s[j];
-}
-
-static void add_row_f32(float *restrict d, const float *restrict s, size_t j0,
-                        size_t j1)
-{
-    for (size_t j = j0; j < j1; j++)
-        d[j] += s[j];
-}
+/* d[j] += s[j] for j in [j0, j1), one copy per element type */
+#define ADD_ROW(NAME, T)                                                       \
+    static void NAME(T *restrict d, const T *restrict s, size_t j0,           \
+                     size_t j1)                                                \
+    {                                                                          \
+        for (size_t j = j0; j < j1; j++)                                       \
+            d[j] += s[j];                                                      \
+    }
+ADD_ROW(add_row_f64, double)
+ADD_ROW(add_row_f32, float)
+#undef ADD_ROW
 
 static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
                   const rb_skinny_plan *plan)
@@ -596,9 +593,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     /* the skinny path, planned as skinny() plans it where W's rows are m
      * apart: the pair kernels' team needs the other members' partial
      * products (pairs()); the right edge a W block and a C tile, sw wide
-     * (edge_w, edge_tile), the block as deep as any plan makes one (twice
-     * skb, or the next-block order's 192 rows), since the depth also
-     * follows W's row stride, which this is not told */
+     * (edge_w, edge_tile), the block as deep as any plan makes one, since
+     * the depth also follows W's row stride, which this is not told */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, s.m,
                       nthreads, &plan);
@@ -606,8 +602,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
         plan.pairs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
     if (parts > *shared)
         *shared = parts;
-    const size_t deepest = 2 * bk.skb > 192 ? 2 * bk.skb : 192;
-    const size_t edge = (deepest + RB_SKINNY_ROWS) * bk.sw * el;
+    const size_t edge =
+        (rb_skinny_deepest(&bk) + RB_SKINNY_ROWS) * bk.sw * el;
     if (edge > *own)
         *own = edge;
 }

@@ -17,6 +17,7 @@
 #include "host.h"
 #include "interrupt.h"
 #include "parse.h"
+#include "pin.h"
 #include "profile.h"
 #include "report_sweep.h"
 #include "session.h"
@@ -255,21 +256,27 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     return rc;
 }
 
-/* What cache level `name` (L1 to L3) holds for a team of t threads: a
- * core's believed share (host.h) t times; 0 for DRAM or a level hwloc
- * does not know. */
-static double team_cache(const rb_machine *m, const char *name, int t)
+/* What cache level `name` (L1 to L3) holds for a team of t threads, as
+ * the ceilings named the roofline's levels (host_team_caches over the
+ * PUs the team is pinned to); 0 for DRAM or a level hwloc does not know. */
+static int team_cache(const rb_machine *m, const char *name, int t,
+                      double *bytes, rb_err *e)
 {
-    for (int j = 0; j < (int)(sizeof(level_names) / sizeof(*level_names)); j++)
-        if (strcmp(name, level_names[j]) == 0 &&
-            level_cache[j] != HWLOC_OBJ_MACHINE) {
-            host_cache hc;
-            host_cache_of(m->topo, level_cache[j], m->cpu.hypervisor, &hc);
-            const double core = hc.plausible ? (double)hc.per_core
-                                             : (double)RB_CACHE_PER_CORE_MAX;
-            return core * t;
-        }
-    return 0.0;
+    *bytes = 0.0;
+    unsigned k;
+    char tail;
+    if (sscanf(name, "L%u%c", &k, &tail) != 1 || k < 1)
+        return RB_OK;
+    pin_plan pins;
+    if (pin_plan_make(m->topo, t, &pins, e))
+        return RB_EINPUT;
+    double level[5];
+    const size_t n = host_team_caches(m->topo, m->cpu.hypervisor, pins.pu,
+                                      pins.nthreads, level);
+    pin_plan_free(&pins);
+    if (k <= n)
+        *bytes = level[k - 1];
+    return RB_OK;
 }
 
 /* P = M per level, dtype and team from the roofline; then every point
@@ -286,16 +293,17 @@ static int size_levels(const rb_machine *m, const roofline *roof,
                 const roof_team *team = sweep_team(roof, plan->threads[t]);
                 char why[160];
                 uint64_t side;
+                double cache;
                 if (!team)
                     return rb_fail(e, RB_EINPUT,
                                    "--ceilings: no roofline for %d thread%s",
                                    plan->threads[t],
                                    rb_plural(plan->threads[t]));
-                if (sweep_weights_side(
-                        team, w->name,
-                        (unsigned)rb_dtype_size(plan->dtypes[d]),
-                        team_cache(m, w->name, plan->threads[t]), &side, why,
-                        sizeof(why)))
+                if (team_cache(m, w->name, plan->threads[t], &cache, e))
+                    return RB_EINPUT;
+                if (sweep_weights_side(team, w->name,
+                                       (unsigned)rb_dtype_size(plan->dtypes[d]),
+                                       cache, &side, why, sizeof(why)))
                     return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;
