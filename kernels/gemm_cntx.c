@@ -365,6 +365,24 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
             jc = wjc;
     }
     out->jc = jc < sw ? sw : jc;
+    /* The strip order asks for the strip two to the right; with one row
+     * group, on the copies whose requests go into L1, the next one. Its
+     * lines then come a strip's time (32 steps of one tile) before they
+     * are read instead of two. Measured on a Zen 5 guest, the kernel
+     * called directly with the two distances alternated call by call in
+     * one process, medians of the ratios of 5 to 9 rounds: at 1 thread
+     * f32 P = M = 5952 (DRAM) B = 3, 4 and 6 1.02 to 1.09 times as fast,
+     * f64 4224 B = 3 to 6 1.01 to 1.05, f32 2112 (L3) B = 4 and 6 1.02
+     * to 1.03, 4096 1.03 and 0.995; at 2 threads f32 8960 B = 3 and 4
+     * 1.06, f64 6336 B = 3 to 6 0.97 to 1.07. With two groups it was
+     * mixed (B = 8 0.98 and 1.08 an hour apart, B = 12 1.00 to 1.03, f64
+     * B = 12 0.98), with three 0.97 (B = 16, f32 and f64), and three or
+     * four strips ahead were slower everywhere (0.88 to 0.95 at B = 4 to
+     * 16). In five alternated `roofbench sweep` pairs (W from DRAM, the
+     * medians of the ratios): B = 3 and 4 1.03 to 1.09 at 1 thread, 1.03
+     * at 2 in f32, 0.95 to 0.98 at 2 in f64, B = 6 0.97 to 1.00, where B
+     * = 8, not changed, drew 0.96 to 1.00: the noise of such sweeps. */
+    out->ahead = groups == 1 && b->far_to_l1 ? 1 : 2;
 }
 
 void gemm_cntx_of(rb_dtype dt, gemm_cntx *out)

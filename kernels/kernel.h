@@ -141,8 +141,9 @@ typedef struct {
 /* The order in which the blocked matmul's skinny path reads weights that
  * lie beyond L2 (matmul_blocked.c), chosen per CPU by the caller: */
 typedef enum {
-    /* each strip's rows asked for while the strip two to the left is
-     * computed (measured the faster on Xeon EMR) */
+    /* each strip's rows asked for while the strip two to the left (one,
+     * for a single row group going into L1) is computed (measured the
+     * faster on Xeon EMR and on Zen 5) */
     RB_SKINNY_STRIPS = 0,
     /* the whole next W block asked for in memory order, row after row,
      * while this one is computed (measured the faster on Zen 5) */
@@ -221,6 +222,9 @@ typedef struct {
     int pairs;
     rb_skinny_order order; /* RB_SKINNY_STRIPS unless beyond L3        */
     size_t skb, jc;
+    /* in the strip order with W far: the strip this many to the right is
+     * the one asked for */
+    size_t ahead;
 } rb_skinny_plan;
 
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,

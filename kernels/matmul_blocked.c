@@ -371,7 +371,8 @@ static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  * W from beyond L2 is asked for ahead, in one of two orders (the
  * blocking's, chosen per CPU):
  * - strips: each row group asks for its share of the rows of the strip
- *   two to the right, so that the requests ride along with the
+ *   plan.ahead to the right (two, or one: rb_skinny_plan_of says when
+ *   and why), so that the requests ride along with the
  *   arithmetic instead of stalling it in a burst. Measured on Xeon EMR,
  *   f32 W of 5120 x 5120 from DRAM, B = 16 to 128, 1 thread, each
  *   variant interleaved with this order in one process, and none faster:
@@ -461,10 +462,11 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                /* strips: the strip two to the right */
-                const char *ahead = plan.far && !next && j + 3 * sw <= je
-                                        ? wk + 2 * sw * el
-                                        : NULL;
+                /* strips: the strip plan.ahead to the right */
+                const char *ahead =
+                    plan.far && !next && j + (plan.ahead + 1) * sw <= je
+                        ? wk + plan.ahead * sw * el
+                        : NULL;
                 /* after this strip's last group: the next full strip's
                  * first group, or that of the next W block's first strip
                  * (this block's first, or the next block's), if that

@@ -567,6 +567,12 @@ static void test_skinny_depth(const rb_config *cfg)
             rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS, 1000, 300, 3 * k2, 1,
                               &plan);
             CHECK(plan.skb == 32);
+            /* and the strip asked for: the next one for one row group
+             * with those requests, the one after it otherwise */
+            CHECK(plan.ahead == 1);
+            rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, 300, 1,
+                              &plan);
+            CHECK(plan.ahead == 2);
             rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, k2 / 2,
                               1, &plan);
             CHECK(plan.skb == 32);
@@ -574,6 +580,9 @@ static void test_skinny_depth(const rb_config *cfg)
             rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, 3 * k2,
                               1, &plan);
             CHECK(plan.skb == 32);
+            rb_skinny_plan_of(&al, el, 1 + RB_SKINNY_ROWS / 2, 1000, 300, 300,
+                              1, &plan);
+            CHECK(plan.far && !plan.pairs && plan.ahead == 2);
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
@@ -596,6 +605,11 @@ static void test_skinny_depth(const rb_config *cfg)
         }
         test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 512}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 520}, "matmul_blocked");
+        /* one row group, the next strip asked for: full strips, an edge
+         * one, and one strip only */
+        test_op(RB_OP_MATMUL, (rb_shape){5, 1000, 300}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){4, 1001, 301}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){6, 3000, 70}, "matmul_blocked");
         rb_configure(&dc);
     }
     rb_configure(cfg);
