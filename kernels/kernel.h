@@ -225,6 +225,8 @@ typedef struct {
     /* in the strip order with W far: the strip this many to the right is
      * the one asked for */
     size_t ahead;
+    /* with W far: each call also asks for the next call's C tile */
+    int c_tile;
 } rb_skinny_plan;
 
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,

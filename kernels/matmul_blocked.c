@@ -401,7 +401,9 @@ static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  *   path.
  * - both orders, W beyond L2: each call of the AVX-512 kernels also asks
  *   for the next call's C tile over its first steps (gemm_skinny.c says
- *   why not AVX2's).
+ *   why not AVX2's), unless the plan says not to (plan.c_tile: not in
+ *   the strip order where the strips go ahead into L1, Zen 5's;
+ *   rb_skinny_plan_of has the figures).
  *   Before the kernels' four-step loop that measured no faster; with it,
  *   against the same code without the requests, in one process, W from
  *   DRAM at B = 16 to 64: 1 thread 0.99 to 1.15 (one point 0.82) at P = M
@@ -492,9 +494,10 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                         if (plan.far) {
                             requests(&pf, next ? &nb : NULL, ld, call, calls,
                                      ahead, r0, r1, g == 0,
-                                     !last  ? ci + h * cld
-                                     : then ? c + jn * el
-                                            : NULL,
+                                     !plan.c_tile ? NULL
+                                     : !last      ? ci + h * cld
+                                     : then       ? c + jn * el
+                                                  : NULL,
                                      last ? h0 : i2 - i1, cld);
                             pf.far_l1 = cx->blk.far_to_l1;
                         }

@@ -453,7 +453,7 @@ static void test_skinny_next_block(const rb_config *cfg, int small_caches)
             CHECK(s.n <= nb.skinny_max && plan.far &&
                   plan.order == RB_SKINNY_NEXT_BLOCK &&
                   plan.skb == (s.n <= RB_SKINNY_ROWS ? 64u : 192u) &&
-                  plan.jc < s.m);
+                  plan.jc < s.m && plan.c_tile);
         }
         test_op(RB_OP_MATMUL, s, "matmul_blocked");
     }
@@ -573,6 +573,8 @@ static void test_skinny_depth(const rb_config *cfg)
             rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, 300, 1,
                               &plan);
             CHECK(plan.ahead == 2);
+            /* no C tile asked for where the strips go ahead into L1 */
+            CHECK(!plan.c_tile);
             rb_skinny_plan_of(&al, el, RB_SKINNY_ROWS + 1, 1000, 300, k2 / 2,
                               1, &plan);
             CHECK(plan.skb == 32);
@@ -582,7 +584,7 @@ static void test_skinny_depth(const rb_config *cfg)
             CHECK(plan.skb == 32);
             rb_skinny_plan_of(&al, el, 1 + RB_SKINNY_ROWS / 2, 1000, 300, 300,
                               1, &plan);
-            CHECK(plan.far && !plan.pairs && plan.ahead == 2);
+            CHECK(plan.far && !plan.pairs && plan.ahead == 2 && plan.c_tile);
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
