@@ -53,15 +53,15 @@ typedef void (*gemm_skinny_f64)(size_t rows, size_t kb,
                                 double *restrict c, size_t ldc, int accumulate,
                                 const gemm_skinny_pf *pf);
 
-/* The pair kernel (gemm_skinny.c): C[0:rows, 0:cols] = A[0:rows, 0:kb]
- * W[0:kb, 0:cols] for rows 1 or 2, W read two rows
+/* The run kernel (gemm_skinny.c): C[0:rows, 0:cols] = A[0:rows, 0:kb]
+ * W[0:kb, 0:cols] for rows 1 or 2, W read four rows
  * at a time along all cols columns, each run's line `ahead` bytes on
  * asked for into L1 (0: none). */
-typedef void (*gemm_pair_f32)(size_t rows, size_t kb, const float *restrict a,
+typedef void (*gemm_runs_f32)(size_t rows, size_t kb, const float *restrict a,
                               size_t lda, const float *restrict w, size_t ldw,
                               float *restrict c, size_t ldc, size_t cols,
                               size_t ahead);
-typedef void (*gemm_pair_f64)(size_t rows, size_t kb,
+typedef void (*gemm_runs_f64)(size_t rows, size_t kb,
                               const double *restrict a, size_t lda,
                               const double *restrict w, size_t ldw,
                               double *restrict c, size_t ldc, size_t cols,
@@ -77,8 +77,8 @@ typedef struct {
     size_t sw32, sw64;       /* skinny strip width per dtype         */
     gemm_skinny_f32 skinny32;
     gemm_skinny_f64 skinny64;
-    gemm_pair_f32 pair32;    /* one or two rows, W from beyond L2    */
-    gemm_pair_f64 pair64;
+    gemm_runs_f32 runs32;    /* one or two rows, W from beyond L2    */
+    gemm_runs_f64 runs64;
 } gemm_path;
 
 /* Every path, fastest first; the last is portable C and always fits. */
@@ -121,20 +121,20 @@ void gemm_ukr_avx2_f64(size_t kc, const double *restrict a,
                                  const double *restrict w, size_t ldw,         \
                                  double *restrict c, size_t ldc,               \
                                  int accumulate, const gemm_skinny_pf *pf);
-#define GEMM_PAIR_DECL(isa)                                                    \
-    void gemm_pair_##isa##_f32(size_t rows, size_t kb,                         \
+#define GEMM_RUNS_DECL(isa)                                                    \
+    void gemm_runs_##isa##_f32(size_t rows, size_t kb,                         \
                                const float *restrict a, size_t lda,            \
                                const float *restrict w, size_t ldw,            \
                                float *restrict c, size_t ldc, size_t cols,     \
                                size_t ahead);                  \
-    void gemm_pair_##isa##_f64(size_t rows, size_t kb,                         \
+    void gemm_runs_##isa##_f64(size_t rows, size_t kb,                         \
                                const double *restrict a, size_t lda,           \
                                const double *restrict w, size_t ldw,           \
                                double *restrict c, size_t ldc, size_t cols,    \
                                size_t ahead);
-GEMM_PAIR_DECL(avx512)
-GEMM_PAIR_DECL(avx2)
-GEMM_PAIR_DECL(portable)
+GEMM_RUNS_DECL(avx512)
+GEMM_RUNS_DECL(avx2)
+GEMM_RUNS_DECL(portable)
 GEMM_SKINNY_DECL(avx512)
 GEMM_SKINNY_DECL(avx2)
 GEMM_SKINNY_DECL(portable)

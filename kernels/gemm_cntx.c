@@ -69,10 +69,10 @@ enum { PSW = 16 };
 PORTABLE_SKINNY(double, f64)
 PORTABLE_SKINNY(float, f32)
 
-/* The portable pair kernel: the same two rows of W at a time, in plain C,
+/* The portable run kernel: W two rows at a time, in plain C,
  * nothing asked for ahead. */
-#define PORTABLE_PAIR(T, SUFFIX)                                               \
-    void gemm_pair_portable_##SUFFIX(                                          \
+#define PORTABLE_RUNS(T, SUFFIX)                                               \
+    void gemm_runs_portable_##SUFFIX(                                          \
         size_t rows, size_t kb, const T *restrict a, size_t lda,               \
         const T *restrict w, size_t ldw, T *restrict c, size_t ldc,            \
         size_t cols, size_t ahead)                                             \
@@ -95,19 +95,19 @@ PORTABLE_SKINNY(float, f32)
                     c[i * ldc + j] += a[i * lda + k] * w[k * ldw + j];         \
     }
 
-PORTABLE_PAIR(double, f64)
-PORTABLE_PAIR(float, f32)
+PORTABLE_RUNS(double, f64)
+PORTABLE_RUNS(float, f32)
 
 const gemm_path gemm_paths[] = {
     {"avx512", RB_ISA_AVX512F, 8, 48, gemm_ukr_avx512_f32, 8, 24,
      gemm_ukr_avx512_f64, 64, 32, gemm_skinny_avx512_f32,
-     gemm_skinny_avx512_f64, gemm_pair_avx512_f32, gemm_pair_avx512_f64},
+     gemm_skinny_avx512_f64, gemm_runs_avx512_f32, gemm_runs_avx512_f64},
     {"avx2", RB_ISA_AVX | RB_ISA_AVX2 | RB_ISA_FMA, 6, 16, gemm_ukr_avx2_f32, 6,
      8, gemm_ukr_avx2_f64, 16, 8, gemm_skinny_avx2_f32, gemm_skinny_avx2_f64,
-     gemm_pair_avx2_f32, gemm_pair_avx2_f64},
+     gemm_runs_avx2_f32, gemm_runs_avx2_f64},
     {"portable", 0, PMR, PNR32, ukr_c_f32, PMR, PNR64, ukr_c_f64, PSW, PSW,
      gemm_skinny_portable_f32, gemm_skinny_portable_f64,
-     gemm_pair_portable_f32, gemm_pair_portable_f64},
+     gemm_runs_portable_f32, gemm_runs_portable_f64},
 };
 
 const size_t gemm_npaths = sizeof(gemm_paths) / sizeof(gemm_paths[0]);
@@ -212,8 +212,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
                                "at one thread, else 192, x L2/4, the next "
                                "one asked for in memory order; 1 or 2 rows "
-                               "from beyond L2: two W rows at a time")
-            : SKINNY_WHY("beyond L2", "; 1 or 2 rows from beyond L2: two W "
+                               "from beyond L2: four W rows at a time")
+            : SKINNY_WHY("beyond L2", "; 1 or 2 rows from beyond L2: four W "
                                       "rows at a time");
 #undef SKINNY_WHY
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
@@ -252,8 +252,9 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                      : RB_SKINNY_STRIPS;
     /* C blocks of all n rows in sc_bytes */
     size_t jc = b->sc_bytes / ((n > 0 ? n : 1) * el) / sw * sw;
-    /* One or two rows of A, W from beyond L2: two long runs of W at a
-     * time (the pair kernels, gemm_skinny.c). Measured on Zen 5 (f32, 1
+    /* One or two rows of A, W from beyond L2: long runs of W, four at a
+     * time (the run kernels, gemm_skinny.c; two at a time when this was
+     * measured). Measured on Zen 5 (f32, 1
      * thread, called directly and alternated call by call in one
      * process, beside the streaming probe): at P = M = 10496 (441 MB),
      * B = 1, 19.1 to 21.4 GFLOP/s, 0.95 to 1.0 of the probe, where the
@@ -269,10 +270,10 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * times as fast, but B = 3 0.91 to 1.02 and B = 5 0.96 to 1.07, so
      * one or two rows only (the strips' B = 4, 0.58 of the probe where
      * B = 3 and 5 reach 0.75, is the oddity there). */
-    out->pairs = out->far && n <= 2;
-    if (out->pairs) {
+    out->runs = out->far && n <= 2;
+    if (out->runs) {
         out->order = RB_SKINNY_STRIPS;
-        out->skb = 2;
+        out->skb = 4;
     } else if (!out->far) {
         out->skb = b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {

@@ -225,34 +225,56 @@ SKINNY_KERNEL(gemm_skinny_avx2_f32, "avx2,fma", __m256, 8, NV256, _mm256, ps,
 SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
               double, 0, 0)
 
-/* ---- the pair kernels: one or two rows of A, W in long runs -------------
+/* ---- the run kernels: one or two rows of A, W in long runs --------------
  *
  * C[0:rows, 0:cols] = A[0:rows, 0:kb] W[0:kb, 0:cols] for rows 1 or 2: W
- * is read two rows at a time, each along the whole of its cols columns,
+ * is read four rows at a time, each along the whole of its cols columns,
  * and C (rows x cols, in L1 or L2) is loaded and stored
- * once per pair of W rows. With so few rows a W element feeds one or two
+ * once per four W rows. With so few rows a W element feeds one or two
  * FMAs, so the kernel is the memory's: where the strip kernels above walk
  * skb rows side by side in pieces of one strip (SW values of each row in
- * turn), these see two long runs, as a linear read does, and ask for each
- * run's line `ahead` bytes on (0: none), wrapping onto the next pair's
- * rows as a run ends. A line (64 bytes) a step, its tail columns in plain
- * C. */
-#define PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j)                       \
+ * turn), these see four long runs, as a linear read of four streams does,
+ * and ask for each run's line `ahead` bytes on (0: none), wrapping onto
+ * the next four rows as a run ends. A line (64 bytes) of each run a step,
+ * the tail columns and the last kb % 4 rows in plain C.
+ * Four rows, not two: C's loads and stores, one per W line with two, are
+ * then one per two. Measured on a Zen 5 guest, W from DRAM (f32 P = M =
+ * 5952), 1 thread: a four-row copy against this file's two-row kernel,
+ * called directly and alternated call by call in one process, 1.15 to
+ * 1.32 times as fast at B = 1 and 2 (medians of 7 to 9 rounds), eight
+ * rows 0.99 to 1.06; the built kernel, in five alternated `roofbench
+ * sweep` pairs over the default DRAM sizes, at B = 1 1.12 to 1.24 times
+ * the two-row build's rate (f32 and f64, 1 and 2 threads) and at B = 2
+ * 1.10 to 1.21 at 1 thread, 1.02 at 2; four rows for B = 3 and 4 (C in
+ * L2) were no faster than the strips at 3 and 0.66 times as fast at 4. */
+#define RUNS_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j)                       \
     do {                                                                       \
         _Pragma("GCC unroll 2") for (size_t v = 0; v < 64 / sizeof(VEC);      \
                                      v++) {                                    \
             const size_t jv = (j) + v * (LANES);                               \
-            const VEC x0 = LOAD(w0 + jv), x1 = LOAD(w1 + jv);                  \
+            const VEC x0 = LOAD(w0 + jv), x1 = LOAD(w1 + jv),                  \
+                      x2 = LOAD(w2 + jv), x3 = LOAD(w3 + jv);                  \
             _Pragma("GCC unroll 2") for (int i = 0; i < (R); i++) {            \
                 VEC acc = LOAD(c + (size_t)i * ldc + jv);                      \
                 acc = FMA(a0[i], x0, acc);                                     \
                 acc = FMA(a1[i], x1, acc);                                     \
+                acc = FMA(a2[i], x2, acc);                                     \
+                acc = FMA(a3[i], x3, acc);                                     \
                 STORE(c + (size_t)i * ldc + jv, acc);                          \
             }                                                                  \
         }                                                                      \
     } while (0)
 
-#define PAIR_BODY(VEC, LANES, LOAD, STORE, SET1, FMA, T, R)                    \
+/* each of the four runs' line at o (bytes past the step's column) */
+#define RUNS_ASK(o)                                                            \
+    do {                                                                       \
+        _mm_prefetch((const char *)(w0 + j) + (o), _MM_HINT_T0);               \
+        _mm_prefetch((const char *)(w1 + j) + (o), _MM_HINT_T0);               \
+        _mm_prefetch((const char *)(w2 + j) + (o), _MM_HINT_T0);               \
+        _mm_prefetch((const char *)(w3 + j) + (o), _MM_HINT_T0);               \
+    } while (0)
+
+#define RUNS_BODY(VEC, LANES, LOAD, STORE, SET1, FMA, T, R)                    \
     enum { CL = 64 / sizeof(T) }; /* columns a line */                         \
     const size_t lc = cols / CL * CL, da = ahead / sizeof(T);                  \
     /* the steps whose lines `ahead` on are still in their own run */          \
@@ -261,52 +283,52 @@ SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
         for (size_t j = 0; j < cols; j++)                                      \
             c[(size_t)i * ldc + j] = (T)0;                                     \
     size_t k = 0;                                                              \
-    for (; k + 2 <= kb; k += 2) {                                              \
-        VEC a0[2], a1[2];                                                      \
+    for (; k + 4 <= kb; k += 4) {                                              \
+        VEC a0[2], a1[2], a2[2], a3[2];                                        \
         for (int i = 0; i < (R); i++) {                                        \
             a0[i] = SET1(a[(size_t)i * lda + k]);                              \
             a1[i] = SET1(a[(size_t)i * lda + k + 1]);                          \
+            a2[i] = SET1(a[(size_t)i * lda + k + 2]);                          \
+            a3[i] = SET1(a[(size_t)i * lda + k + 3]);                          \
         }                                                                      \
-        const T *const w0 = w + k * ldw, *const w1 = w0 + ldw;                 \
+        const T *const w0 = w + k * ldw, *const w1 = w0 + ldw,                 \
+                       *const w2 = w1 + ldw, *const w3 = w2 + ldw;             \
         size_t j = 0;                                                          \
         for (; j < jm; j += CL) {                                              \
-            _mm_prefetch((const char *)(w0 + j + da), _MM_HINT_T0);            \
-            _mm_prefetch((const char *)(w1 + j + da), _MM_HINT_T0);            \
-            PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
+            RUNS_ASK(ahead);                                                   \
+            RUNS_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
         }                                                                      \
-        /* the next pair's first lines, while there is one */                  \
-        const int on = ahead && k + 4 <= kb;                                   \
+        /* the next four rows' first lines, while there are four more */       \
+        const int on = ahead && k + 8 <= kb;                                   \
         for (; j < lc; j += CL) {                                              \
-            if (on) {                                                          \
-                _mm_prefetch((const char *)(w0 + 2 * ldw + (j - jm)),          \
-                             _MM_HINT_T0);                                     \
-                _mm_prefetch((const char *)(w1 + 2 * ldw + (j - jm)),          \
-                             _MM_HINT_T0);                                     \
-            }                                                                  \
-            PAIR_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
+            if (on)                                                            \
+                RUNS_ASK((4 * ldw - jm) * sizeof(T));                          \
+            RUNS_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j);                  \
         }                                                                      \
         for (int i = 0; i < (R); i++)                                          \
             for (size_t jt = lc; jt < cols; jt++)                              \
                 c[(size_t)i * ldc + jt] += a[(size_t)i * lda + k] * w0[jt] +   \
-                                           a[(size_t)i * lda + k + 1] * w1[jt]; \
+                                           a[(size_t)i * lda + k + 1] * w1[jt] + \
+                                           a[(size_t)i * lda + k + 2] * w2[jt] + \
+                                           a[(size_t)i * lda + k + 3] * w3[jt]; \
     }                                                                          \
-    for (; k < kb; k++) /* an odd last row */                                  \
+    for (; k < kb; k++) /* the last kb % 4 rows */                             \
         for (int i = 0; i < (R); i++)                                          \
             for (size_t j = 0; j < cols; j++)                                  \
                 c[(size_t)i * ldc + j] += a[(size_t)i * lda + k] * w[k * ldw + j];
 
-#define PAIR_PARAMS(T)                                                         \
+#define RUNS_PARAMS(T)                                                         \
     size_t kb, const T *restrict a, size_t lda, const T *restrict w,          \
         size_t ldw, T *restrict c, size_t ldc, size_t cols, size_t ahead
 
-#define PAIR_KERNEL(ENTRY, TARGET, VEC, LANES, P, SUF, T)                     \
+#define RUNS_KERNEL(ENTRY, TARGET, VEC, LANES, P, SUF, T)                     \
     __attribute__((target(TARGET), always_inline)) static inline void         \
-        ENTRY##_rows(const int rows, PAIR_PARAMS(T))                          \
+        ENTRY##_rows(const int rows, RUNS_PARAMS(T))                          \
     {                                                                          \
-        PAIR_BODY(VEC, LANES, P##_loadu_##SUF, P##_storeu_##SUF,              \
+        RUNS_BODY(VEC, LANES, P##_loadu_##SUF, P##_storeu_##SUF,              \
                   P##_set1_##SUF, P##_fmadd_##SUF, T, rows)                    \
     }                                                                          \
-    __attribute__((target(TARGET))) void ENTRY(size_t rows, PAIR_PARAMS(T))   \
+    __attribute__((target(TARGET))) void ENTRY(size_t rows, RUNS_PARAMS(T))   \
     {                                                                          \
         if (rows >= 2)                                                         \
             ENTRY##_rows(2, kb, a, lda, w, ldw, c, ldc, cols, ahead);     \
@@ -314,7 +336,7 @@ SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
             ENTRY##_rows(1, kb, a, lda, w, ldw, c, ldc, cols, ahead);     \
     }
 
-PAIR_KERNEL(gemm_pair_avx512_f32, "avx512f", __m512, 16, _mm512, ps, float)
-PAIR_KERNEL(gemm_pair_avx512_f64, "avx512f", __m512d, 8, _mm512, pd, double)
-PAIR_KERNEL(gemm_pair_avx2_f32, "avx2,fma", __m256, 8, _mm256, ps, float)
-PAIR_KERNEL(gemm_pair_avx2_f64, "avx2,fma", __m256d, 4, _mm256, pd, double)
+RUNS_KERNEL(gemm_runs_avx512_f32, "avx512f", __m512, 16, _mm512, ps, float)
+RUNS_KERNEL(gemm_runs_avx512_f64, "avx512f", __m512d, 8, _mm512, pd, double)
+RUNS_KERNEL(gemm_runs_avx2_f32, "avx2,fma", __m256, 8, _mm256, ps, float)
+RUNS_KERNEL(gemm_runs_avx2_f64, "avx2,fma", __m256d, 4, _mm256, pd, double)

@@ -211,15 +211,15 @@ void rb_blocking_of(rb_dtype dt, rb_blocking *out);
  * strip order while the whole of W (the shares of all nthreads) fits in
  * L3, and in the blocking's order beyond it. C is
  * walked in blocks of jc columns (all n rows), W in blocks of skb rows of
- * those columns (with one or two rows and W far, two rows at a time
+ * those columns (with one or two rows and W far, four rows at a time
  * along the block's whole width instead). One function, so that the
  * kernel and the traffic model
  * (traffic.c) block alike. */
 typedef struct {
     int far;
-    /* one or two rows with W far: W two rows at a time along all jc
-     * columns of a C block (skb 2), not in strips (gemm_skinny.c) */
-    int pairs;
+    /* one or two rows with W far: W four rows at a time along all jc
+     * columns of a C block (skb 4), not in strips (gemm_skinny.c) */
+    int runs;
     rb_skinny_order order; /* RB_SKINNY_STRIPS unless beyond L3        */
     size_t skb, jc;
     /* in the strip order with W far: the strip this many to the right is

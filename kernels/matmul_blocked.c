@@ -281,7 +281,7 @@ requests(gemm_skinny_pf *pf, const skinny_next *n, size_t ld, size_t call,
     pf->c_ld = cld;
 }
 
-/* One or two rows of A with W from beyond L2 (plan->pairs): each member
+/* One or two rows of A with W from beyond L2 (plan->runs): each member
  * takes an even share of the rows of W, [p0, p1), which lie one after the
  * other in memory, so that every member streams one region of W along
  * whole rows (a share of the columns would halve the runs at 2 threads:
@@ -291,25 +291,25 @@ requests(gemm_skinny_pf *pf, const skinny_next *n, size_t ld, size_t call,
  * streaming probe at B = 1 and 0.76 to 0.82 at B = 2).
  * Its partial product goes to C (member 0) or to its slice of the shared
  * workspace (the others), in blocks of plan->jc columns, each C block
- * (its rows x jc, in L2) updated from two rows of W at a time, the lines
- * PAIR_AHEAD bytes on asked for (as the streaming probe asks for its one
+ * (its rows x jc, in L2) updated from four rows of W at a time, the lines
+ * RUNS_AHEAD bytes on asked for (as the streaming probe asks for its one
  * stream's). Then, past a barrier, each member adds the others' partials
  * into its share of the columns of C, and meets the others once more (a
  * member's next call would otherwise zero C, or its partial, while another
  * still adds from it: the harness's check after the timed calls caught
  * that). */
-enum { PAIR_AHEAD = 4096 };
+enum { RUNS_AHEAD = 4096 };
 
-static void pair_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
+static void runs_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
                       const char *a, size_t lda, const char *w, size_t ldw,
                       char *c, size_t ldc, size_t cols)
 {
     if (dt == RB_F64)
-        cx->path->pair64(n, kb, (const double *)a, lda, (const double *)w, ldw,
-                         (double *)c, ldc, cols, PAIR_AHEAD);
+        cx->path->runs64(n, kb, (const double *)a, lda, (const double *)w, ldw,
+                         (double *)c, ldc, cols, RUNS_AHEAD);
     else
-        cx->path->pair32(n, kb, (const float *)a, lda, (const float *)w, ldw,
-                         (float *)c, ldc, cols, PAIR_AHEAD);
+        cx->path->runs32(n, kb, (const float *)a, lda, (const float *)w, ldw,
+                         (float *)c, ldc, cols, RUNS_AHEAD);
 }
 
 /* d[j] += s[j] for j in [j0, j1), one copy per element type */
@@ -324,7 +324,7 @@ ADD_ROW(add_row_f64, double)
 ADD_ROW(add_row_f32, float)
 #undef ADD_ROW
 
-static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
+static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
                   const rb_skinny_plan *plan)
 {
     const rb_team *team = x->team;
@@ -336,7 +336,7 @@ static void pairs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
     char *const dst = t == 0 ? (char *)x->c : part + (t - 1) * n * m * el;
     const size_t ld = t == 0 ? x->ldc : m;
     for (size_t jb = 0; jb < m; jb += plan->jc)
-        pair_call(dt, cx, n, p1 - p0, (const char *)x->a + p0 * el, x->lda,
+        runs_call(dt, cx, n, p1 - p0, (const char *)x->a + p0 * el, x->lda,
                   (const char *)x->b + (p0 * x->ldb + jb) * el, x->ldb,
                   dst + jb * el, ld, min_sz(m, jb + plan->jc) - jb);
     if (nt == 1)
@@ -438,14 +438,14 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     const size_t groups = (x->n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS,
                  h0 = x->n / groups, cld = x->ldc * el, ld = x->ldb * el;
     /* planned on an even share of the columns, the same for every
-     * member: the pair kernels' members meet at a barrier, so they must
+     * member: the run kernels' members meet at a barrier, so they must
      * all take that path or none */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&cx->blk, el, x->n, x->p,
                       x->m / (size_t)team->nthreads, x->ldb, team->nthreads,
                       &plan);
-    if (plan.pairs) {
-        pairs(x, dt, cx, &plan);
+    if (plan.runs) {
+        runs(x, dt, cx, &plan);
         return;
     }
     const int next = plan.order == RB_SKINNY_NEXT_BLOCK;
@@ -596,15 +596,15 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     if (s.n > bk.skinny_max)
         return;
     /* the skinny path, planned as skinny() plans it where W's rows are m
-     * apart: the pair kernels' team needs the other members' partial
-     * products (pairs()); the right edge a W block and a C tile, sw wide
+     * apart: the run kernels' team needs the other members' partial
+     * products (runs()); the right edge a W block and a C tile, sw wide
      * (edge_w, edge_tile), the block as deep as any plan makes one, since
      * the depth also follows W's row stride, which this is not told */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, s.m,
                       nthreads, &plan);
     const size_t parts =
-        plan.pairs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
+        plan.runs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
     if (parts > *shared)
         *shared = parts;
     const size_t edge =

@@ -459,34 +459,36 @@ static void test_skinny_next_block(const rb_config *cfg, int small_caches)
     }
 }
 
-/* The pair kernels under cfg: one or two rows with W beyond L2 (the
+/* The run kernels under cfg: one or two rows with W beyond L2 (the
  * small caches put these there in both dtypes) take them, in either
- * order, and match the reference: P odd (a last single row) and even, M
+ * order, and match the reference: P from 1 to 3 past a multiple of four
+ * (the last rows in plain C) and a multiple of it, M
  * not a whole number of lines, wider than a C block (two blocks) and
  * narrower than the lines asked for ahead; 3 rows do not take them. */
-static void test_skinny_pairs(const rb_config *cfg, int small_caches)
+static void test_skinny_runs(const rb_config *cfg, int small_caches)
 {
-    static const rb_shape pair_shapes[] = {
+    static const rb_shape runs_shapes[] = {
         {1, 1100, 300}, {2, 1025, 301}, {2, 7, 9000},
-        {1, 4, 20000},  {2, 2000, 40},  {1, 1, 70000}};
+        {1, 4, 20000},  {2, 2000, 40},  {1, 1, 70000},
+        {1, 1030, 333}, {2, 6, 12000}};
     for (int o = 0; o < 2; o++) {
         rb_config pc = *cfg;
         pc.skinny_order = o ? RB_SKINNY_NEXT_BLOCK : RB_SKINNY_STRIPS;
         rb_configure(&pc);
-        for (size_t i = 0; i < sizeof(pair_shapes) / sizeof(pair_shapes[0]);
+        for (size_t i = 0; i < sizeof(runs_shapes) / sizeof(runs_shapes[0]);
              i++) {
-            const rb_shape s = pair_shapes[i];
+            const rb_shape s = runs_shapes[i];
             for (int d = 0; small_caches && d < RB_NDTYPES; d++) {
                 rb_blocking pb;
                 rb_blocking_of((rb_dtype)d, &pb);
                 rb_skinny_plan plan;
                 rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), s.n, s.p,
                                   s.m, s.m, 1, &plan);
-                CHECK(plan.far && plan.pairs && plan.skb == 2 &&
+                CHECK(plan.far && plan.runs && plan.skb == 4 &&
                       plan.order == RB_SKINNY_STRIPS);
                 rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), 3, s.p,
                                   s.m, s.m, 1, &plan);
-                CHECK(plan.far && !plan.pairs);
+                CHECK(plan.far && !plan.runs);
             }
             test_op(RB_OP_MATMUL, s, "matmul_blocked");
         }
@@ -540,10 +542,10 @@ static void test_skinny_depth(const rb_config *cfg)
             rb_skinny_plan plan;
             CHECK(b.shallow_groups == groups);
             rb_skinny_plan_of(&b, el, last, 1000, 300, 300, 1, &plan);
-            CHECK(plan.far && !plan.pairs &&
+            CHECK(plan.far && !plan.runs &&
                   plan.skb == (b.skb < 32 ? b.skb : 32));
             rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 300, 1, &plan);
-            CHECK(plan.far && !plan.pairs && plan.skb == 2 * b.skb);
+            CHECK(plan.far && !plan.runs && plan.skb == 2 * b.skb);
             /* a blocking that does not say (0), as the cachegrind child's
              * line before it named the count: the default, six */
             rb_blocking unsaid = b;
@@ -584,7 +586,7 @@ static void test_skinny_depth(const rb_config *cfg)
             CHECK(plan.skb == 32);
             rb_skinny_plan_of(&al, el, 1 + RB_SKINNY_ROWS / 2, 1000, 300, 300,
                               1, &plan);
-            CHECK(plan.far && !plan.pairs && plan.ahead == 2 && plan.c_tile);
+            CHECK(plan.far && !plan.runs && plan.ahead == 2 && plan.c_tile);
         }
         test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1001, 301}, "matmul_blocked");
@@ -642,7 +644,7 @@ int main(void)
             cfg.isa = caps[ci];
             test_blocked_on_path(&cfg);
             test_skinny_next_block(&cfg, cache);
-            test_skinny_pairs(&cfg, cache);
+            test_skinny_runs(&cfg, cache);
             if (cache)
                 test_skinny_depth(&cfg);
         }
