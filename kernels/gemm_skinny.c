@@ -237,16 +237,18 @@ SKINNY_KERNEL(gemm_skinny_avx2_f64, "avx2,fma", __m256d, 4, NV256, _mm256, pd,
  * and ask for each run's line `ahead` bytes on (0: none), wrapping onto
  * the next four rows as a run ends. A line (64 bytes) of each run a step,
  * the tail columns and the last kb % 4 rows in plain C.
- * Four rows, not two: C's loads and stores, one per W line with two, are
- * then one per two. Measured on a Zen 5 guest, W from DRAM (f32 P = M =
- * 5952), 1 thread: a four-row copy against this file's two-row kernel,
- * called directly and alternated call by call in one process, 1.15 to
- * 1.32 times as fast at B = 1 and 2 (medians of 7 to 9 rounds), eight
- * rows 0.99 to 1.06; the built kernel, in five alternated `roofbench
- * sweep` pairs over the default DRAM sizes, at B = 1 1.12 to 1.24 times
- * the two-row build's rate (f32 and f64, 1 and 2 threads) and at B = 2
- * 1.10 to 1.21 at 1 thread, 1.02 at 2; four rows for B = 3 and 4 (C in
- * L2) were no faster than the strips at 3 and 0.66 times as fast at 4. */
+ * Four rows, not two: C's loads and stores, R a line of each of two runs
+ * before, are then R a line of each four. Measured on a Zen 5 guest, W
+ * from DRAM (f32 P = M = 5952), 1 thread: a four-row copy against the
+ * two-row kernel it replaced, called directly and alternated call by call
+ * in one process, 1.15 to 1.32 times as fast at B = 1 and 2 (medians of
+ * 7 to 9 rounds), eight rows 0.99 to 1.06; the built kernel, in
+ * alternated `roofbench sweep` pairs over the default DRAM sizes
+ * (medians of 5 to 8), at B = 1 1.01 to 1.24 times the two-row build's
+ * rate (f32 and f64, 1 and 2 threads, AVX-512 and AVX2) and at B = 2 1.10
+ * to 1.21 at 1 thread, 0.91 to 1.07 at 2; four rows for B = 3 and 4 (C
+ * in L2) were no faster than the strips at 3 and 0.66 times as fast at
+ * 4. The portable copy (gemm_cntx.c) still reads two. */
 #define RUNS_STEP(VEC, LANES, LOAD, STORE, FMA, T, R, j)                       \
     do {                                                                       \
         _Pragma("GCC unroll 2") for (size_t v = 0; v < 64 / sizeof(VEC);      \

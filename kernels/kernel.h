@@ -146,7 +146,8 @@ typedef enum {
      * faster on Xeon EMR and on Zen 5) */
     RB_SKINNY_STRIPS = 0,
     /* the whole next W block asked for in memory order, row after row,
-     * while this one is computed (measured the faster on Zen 5) */
+     * while this one is computed (measured the faster on one Zen 5 guest,
+     * the slower on a later one: host.c) */
     RB_SKINNY_NEXT_BLOCK = 1
 } rb_skinny_order;
 
@@ -217,15 +218,17 @@ void rb_blocking_of(rb_dtype dt, rb_blocking *out);
  * (traffic.c) block alike. */
 typedef struct {
     int far;
-    /* one or two rows with W far: W four rows at a time along all jc
-     * columns of a C block (skb 4), not in strips (gemm_skinny.c) */
+    /* one or two rows with W far: W four rows at a time (the portable
+     * copy two) along all jc columns of a C block (skb 4), not in strips
+     * (gemm_skinny.c) */
     int runs;
     rb_skinny_order order; /* RB_SKINNY_STRIPS unless beyond L3        */
     size_t skb, jc;
     /* in the strip order with W far: the strip this many to the right is
      * the one asked for */
     size_t ahead;
-    /* with W far: each call also asks for the next call's C tile */
+    /* with W far: each call also asks for the next call's C tile (the
+     * AVX-512 kernels; the AVX2 ones ask for none) */
     int c_tile;
 } rb_skinny_plan;
 

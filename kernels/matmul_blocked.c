@@ -288,7 +288,8 @@ requests(gemm_skinny_pf *pf, const skinny_next *n, size_t ld, size_t call,
  * measured on Zen 5, 2 threads alternated call by call in one process, W
  * from DRAM, f32 P = M = 6784 and 11008, f64 4800, the rows' shares ran
  * 1.2 to 1.5 times as fast as the columns', 0.87 to 0.97 of the
- * streaming probe at B = 1 and 0.76 to 0.82 at B = 2).
+ * streaming probe at B = 1 and 0.76 to 0.82 at B = 2, two rows of W at a
+ * time then).
  * Its partial product goes to C (member 0) or to its slice of the shared
  * workspace (the others), in blocks of plan->jc columns, each C block
  * (its rows x jc, in L2) updated from four rows of W at a time, the lines

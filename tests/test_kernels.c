@@ -470,7 +470,11 @@ static void test_skinny_runs(const rb_config *cfg, int small_caches)
     static const rb_shape runs_shapes[] = {
         {1, 1100, 300}, {2, 1025, 301}, {2, 7, 9000},
         {1, 4, 20000},  {2, 2000, 40},  {1, 1, 70000},
-        {1, 1030, 333}, {2, 6, 12000}};
+        {1, 1030, 333}, {2, 6, 12000},
+        /* both kinds of request in one call: lines ahead in the runs and
+         * the next four rows' first lines (kb of 8 or more, the runs
+         * longer than 4 KiB) */
+        {2, 13, 5000}};
     for (int o = 0; o < 2; o++) {
         rb_config pc = *cfg;
         pc.skinny_order = o ? RB_SKINNY_NEXT_BLOCK : RB_SKINNY_STRIPS;
@@ -486,6 +490,10 @@ static void test_skinny_runs(const rb_config *cfg, int small_caches)
                                   s.m, s.m, 1, &plan);
                 CHECK(plan.far && plan.runs && plan.skb == 4 &&
                       plan.order == RB_SKINNY_STRIPS);
+                /* and so for a member of two, on half the columns */
+                rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), s.n, s.p,
+                                  s.m / 2, s.m, 2, &plan);
+                CHECK(plan.far == plan.runs);
                 rb_skinny_plan_of(&pb, rb_dtype_size((rb_dtype)d), 3, s.p,
                                   s.m, s.m, 1, &plan);
                 CHECK(plan.far && !plan.runs);

@@ -282,7 +282,7 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
      * guest, called directly and alternated call by call in one process,
      * 1 thread, W from DRAM, the strips were 1.08 to 1.38 times as fast at
      * every B from 3 to 64 (f32 P = M = 8192, f64 5792) and 1.2 to 2 times
-     * at B = 1 and 2 (where the pair kernels now serve), and at f32 2048
+     * at B = 1 and 2 (where the run kernels now serve), and at f32 2048
      * x 2048 (17 MB) 1.7 times: no CPU has it by default now
      * (matmul_blocked.c). */
     rb_skinny_order order = RB_SKINNY_STRIPS;
