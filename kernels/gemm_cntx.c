@@ -212,9 +212,10 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
                                "at one thread, else 192, x L2/4, the next "
                                "one asked for in memory order; 1 or 2 rows "
-                               "from beyond L2: four W rows at a time")
+                               "from beyond L2: four W rows at a time "
+                               "(portable: two)")
             : SKINNY_WHY("beyond L2", "; 1 or 2 rows from beyond L2: four W "
-                                      "rows at a time");
+                                      "rows at a time (portable: two)");
 #undef SKINNY_WHY
     out->why = "KC: A micro-panel = 3/4 L1; MC: A block = L2/2; NC: B block "
                "= L3/2 per core (caches as configured, defaults where "
@@ -392,7 +393,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * process, W from DRAM, medians of the ratios of 5 rounds, without
      * against with: 1 thread, f32 P = M = 5952, eight series over five
      * minutes, B = 8 1.04 to 1.32, B = 12 0.98 to 1.13, B = 16 0.96 to
-     * 1.17, B = 24 to 64 1.03 to 1.04; f64 4224 B = 8 1.03 to 1.12, B =
+     * 1.17, B = 24 to 64 1.00 to 1.04; f64 4224 B = 8 1.03 to 1.12, B =
      * 16 1.00 to 1.13; 2 threads f32 8960 B = 8 to 64 1.01 to 1.18, f64
      * 6336 B = 12 and 24 1.06 and 1.03; W in L3 (f32 2112) B = 12 and 24
      * 1.24 and 1.03. (An hour earlier one series had B = 12 at 0.96.) */
