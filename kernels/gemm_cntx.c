@@ -233,6 +233,122 @@ static int rows_alias(size_t ld, size_t el)
     return ld * el % 2048 == 0;
 }
 
+/* The strip order's W block depth from beyond L2 for `groups` row groups
+ * of C, W's rows ld elements apart. */
+static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
+                           size_t ld)
+{
+    /* With few row groups a strip is reused little, and what pays is
+     * a W block of at most 32 rows, the streams an L2 hardware
+     * prefetcher follows (one per 4 KiB page, 32 on Intel's):
+     * measured in the same process on Xeon EMR, DRAM-resident W, B =
+     * 8 to 18, 5 to 25% faster at 1 thread. Up to six groups (B = 36):
+     * measured against blocks twice as deep (the whole of L1) with
+     * the spread requests, in alternated sweeps of DRAM-resident W, 1
+     * and 2 threads: on a Xeon guest of 105 MiB L3 (P = M = 3520 f32),
+     * at B = 20 to 30 32 rows won 30 of 30 pairs (f32 1 thread B = 24:
+     * 44 to 55% of the roof against 34 to 35%), at six groups (B = 31
+     * to 36) 38 of 46; on a Xeon guest of 504 MiB L3, B = 24 13 of 13
+     * pairs, six groups mixed. From seven groups on, blocks twice as
+     * deep: there the two were mixed (f32 and f64, 1 thread, B = 40 to
+     * 64), and earlier, with the requests spread, the deep blocks
+     * measured 1.09 to 1.10 times as fast as 32 rows first-group
+     * requests at f64 B = 32 to 64 on Xeon EMR. Later, on a Xeon
+     * guest of 260 MiB L3, 1 thread, the kernel called directly with
+     * the two depths alternated call by call in one process: 96 rows
+     * (L1/2) at B = 18 to 36 were 1.06 to 1.16 times as fast at P = M
+     * = 8960 f32 and 1.01 to 1.09 at 6336 f64 (row strides of 35 and
+     * 49.5 KiB), 0.75 to 0.85 at 5952 f32 (23.3 KiB) and 1.00 to 1.06
+     * at 3520 (and 0.95 to 1.00 at B = 13 and 16): the better depth
+     * follows the stride, so 32 stays.
+     * Against the streaming probe interleaved the same way, this path
+     * reached 0.80 to 0.89 of it at B = 32 and 64 (118 to 128 and
+     * 131 to 147 GFLOP/s, 8960 f32) while the host was quiet, and 0.55
+     * to 0.65 in its spells of a second or two, when the probe lost
+     * only a tenth: those spells, not the depth, are what cost the
+     * sweep its points near the ridge there.
+     * On a Zen 5 guest (48 KiB L1d, 1 MiB L2), called directly with
+     * the depths alternated call by call in one process, W from DRAM,
+     * the strips ahead into L1: twice skb (192 rows) against 32 at
+     * four and six groups (B = 24 and 32) was 1.07 to 1.34 times as
+     * fast at 1 thread (f32 P = M = 5952, 8960, 10496; f64 4224,
+     * 6336, 7424) and 1.05 to 1.28 at 2 threads (f32 6016, 8960,
+     * 10496; f64 the same), 96 rows in between; at two and three
+     * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
+     * below 1) and 0.89 to 1.31 at 2. So there the configuration
+     * (host.c) takes 32 rows up to three groups only.
+     * Rows a multiple of 2 KiB apart (rows_alias) take skb rows
+     * (L1/2) from two groups on, on the same CPUs and copies: on that
+     * Zen 5 guest, in `roofbench run` with the depth set from outside
+     * and alternated, 12 x 4096 x 4096 ran at 109 to 115 GFLOP/s with
+     * 192 rows against 85 to 96 with 32 (f32, 1 thread; 228 to 254
+     * against 162 to 177 at 2, f64 1.1 to 1.3 times), 18 x 2048 x
+     * 2048 164 to 172 against 134 (f64 73 to 77 against 59), 12 x
+     * 4608 x 4608 136 to 141 against 95 to 119; where the stride is a
+     * multiple of 1 KiB only (f32 4352) 32 rows stayed as fast or
+     * faster (148 to 150 against 134 to 147). With one group (B = 6,
+     * f32 P = M = 4096, the kernel called directly) 32 rows were
+     * still the faster; and 64 or 96 rows took most of 192's gain at
+     * 4096 (0.69 to 0.75 of the streaming probe against 0.65 to
+     * 0.68), less of it at 2048 in L3 (0.71 to 0.79 against 0.75 to
+     * 0.83). Not twice skb: with the rule first on every path, the
+     * check gate's simulated caches (32 KiB L1, 1 MiB last level, 16
+     * ways, AVX2) saw f64 8 x 512 x 512, one-line strips 512 rows
+     * deep, read W from memory twice (twice the LL misses; 1.5 times
+     * with skb), which is also why the rule keeps to the copies it was
+     * measured on. As built (skb =
+     * 96), alternated with the build before it in `roofbench run`:
+     * 12 x 4096 x 4096 f32 94 to 115 GFLOP/s against 80 to 104 on 1
+     * thread, 191 to 247 against 156 to 161 on 2; 18 x 2048 x 2048
+     * 119 to 121 against 95 to 100, and 236 to 243 against 188 to
+     * 194; f64 1.04 to 1.4 times. */
+    const size_t shallow =
+        b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
+    return groups > shallow ? 2 * b->skb
+           : groups > 1 && b->far_to_l1 && rows_alias(ld, el)
+               ? b->skb
+               : b->skb < 32 ? b->skb : 32;
+}
+
+/* What a plan's calls ask for ahead besides W's strips: how far to the
+ * right the strip asked for lies, and whether the next call's C tile is
+ * asked for too (out's order set). */
+static void plan_requests(const rb_blocking *b, size_t groups,
+                          rb_skinny_plan *out)
+{
+    /* The strip order asks for the strip two to the right; with one row
+     * group, on the copies whose requests go into L1, the next one. Its
+     * lines then come a strip's time (32 steps of one tile) before they
+     * are read instead of two. Measured on a Zen 5 guest, the kernel
+     * called directly with the two distances alternated call by call in
+     * one process, medians of the ratios of 5 to 9 rounds: at 1 thread
+     * f32 P = M = 5952 (DRAM) B = 3, 4 and 6 1.02 to 1.09 times as fast,
+     * f64 4224 B = 3 to 6 1.01 to 1.05, f32 2112 (L3) B = 4 and 6 1.02
+     * to 1.03, 4096 1.03 and 0.995; at 2 threads f32 8960 B = 3 and 4
+     * 1.06, f64 6336 B = 3 to 6 0.97 to 1.07. With two groups it was
+     * mixed (B = 8 0.98 and 1.08 an hour apart, B = 12 1.00 to 1.03, f64
+     * B = 12 0.98), with three 0.97 (B = 16, f32 and f64), and three or
+     * four strips ahead were slower everywhere (0.88 to 0.95 at B = 4 to
+     * 16). In five alternated `roofbench sweep` pairs (W from DRAM, the
+     * medians of the ratios): B = 3 and 4 1.03 to 1.09 at 1 thread, 1.03
+     * at 2 in f32, 0.95 to 0.98 at 2 in f64, B = 6 0.97 to 1.00, where B
+     * = 8, not changed, drew 0.96 to 1.00: the noise of such sweeps. */
+    out->ahead = groups == 1 && b->far_to_l1 ? 1 : 2;
+    /* The next call's C tile asked for (matmul_blocked.c), except in the
+     * strip order on the copies whose strips go ahead into L1: there the
+     * two sets of requests, both into L1, cost more than the C tile's
+     * misses. Measured on a Zen 5 guest, the kernel called directly with
+     * and without the C tile's requests, alternated call by call in one
+     * process, W from DRAM, medians of the ratios of 5 rounds, without
+     * against with: 1 thread, f32 P = M = 5952, eight series over five
+     * minutes, B = 8 1.04 to 1.32, B = 12 0.98 to 1.13, B = 16 0.96 to
+     * 1.17, B = 24 to 64 1.00 to 1.04; f64 4224 B = 8 1.03 to 1.12, B =
+     * 16 1.00 to 1.13; 2 threads f32 8960 B = 8 to 64 1.01 to 1.18, f64
+     * 6336 B = 12 and 24 1.06 and 1.03; W in L3 (f32 2112) B = 12 and 24
+     * 1.24 and 1.03. (An hour earlier one series had B = 12 at 0.96.) */
+    out->c_tile = out->order != RB_SKINNY_STRIPS || !b->far_to_l1;
+}
+
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                        size_t cols, size_t ld, int nthreads,
                        rb_skinny_plan *out)
@@ -278,76 +394,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
     } else if (!out->far) {
         out->skb = b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
-        /* With few row groups a strip is reused little, and what pays is
-         * a W block of at most 32 rows, the streams an L2 hardware
-         * prefetcher follows (one per 4 KiB page, 32 on Intel's):
-         * measured in the same process on Xeon EMR, DRAM-resident W, B =
-         * 8 to 18, 5 to 25% faster at 1 thread. Up to six groups (B = 36):
-         * measured against blocks twice as deep (the whole of L1) with
-         * the spread requests, in alternated sweeps of DRAM-resident W, 1
-         * and 2 threads: on a Xeon guest of 105 MiB L3 (P = M = 3520 f32),
-         * at B = 20 to 30 32 rows won 30 of 30 pairs (f32 1 thread B = 24:
-         * 44 to 55% of the roof against 34 to 35%), at six groups (B = 31
-         * to 36) 38 of 46; on a Xeon guest of 504 MiB L3, B = 24 13 of 13
-         * pairs, six groups mixed. From seven groups on, blocks twice as
-         * deep: there the two were mixed (f32 and f64, 1 thread, B = 40 to
-         * 64), and earlier, with the requests spread, the deep blocks
-         * measured 1.09 to 1.10 times as fast as 32 rows first-group
-         * requests at f64 B = 32 to 64 on Xeon EMR. Later, on a Xeon
-         * guest of 260 MiB L3, 1 thread, the kernel called directly with
-         * the two depths alternated call by call in one process: 96 rows
-         * (L1/2) at B = 18 to 36 were 1.06 to 1.16 times as fast at P = M
-         * = 8960 f32 and 1.01 to 1.09 at 6336 f64 (row strides of 35 and
-         * 49.5 KiB), 0.75 to 0.85 at 5952 f32 (23.3 KiB) and 1.00 to 1.06
-         * at 3520 (and 0.95 to 1.00 at B = 13 and 16): the better depth
-         * follows the stride, so 32 stays.
-         * Against the streaming probe interleaved the same way, this path
-         * reached 0.80 to 0.89 of it at B = 32 and 64 (118 to 128 and
-         * 131 to 147 GFLOP/s, 8960 f32) while the host was quiet, and 0.55
-         * to 0.65 in its spells of a second or two, when the probe lost
-         * only a tenth: those spells, not the depth, are what cost the
-         * sweep its points near the ridge there.
-         * On a Zen 5 guest (48 KiB L1d, 1 MiB L2), called directly with
-         * the depths alternated call by call in one process, W from DRAM,
-         * the strips ahead into L1: twice skb (192 rows) against 32 at
-         * four and six groups (B = 24 and 32) was 1.07 to 1.34 times as
-         * fast at 1 thread (f32 P = M = 5952, 8960, 10496; f64 4224,
-         * 6336, 7424) and 1.05 to 1.28 at 2 threads (f32 6016, 8960,
-         * 10496; f64 the same), 96 rows in between; at two and three
-         * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
-         * below 1) and 0.89 to 1.31 at 2. So there the configuration
-         * (host.c) takes 32 rows up to three groups only.
-         * Rows a multiple of 2 KiB apart (rows_alias) take skb rows
-         * (L1/2) from two groups on, on the same CPUs and copies: on that
-         * Zen 5 guest, in `roofbench run` with the depth set from outside
-         * and alternated, 12 x 4096 x 4096 ran at 109 to 115 GFLOP/s with
-         * 192 rows against 85 to 96 with 32 (f32, 1 thread; 228 to 254
-         * against 162 to 177 at 2, f64 1.1 to 1.3 times), 18 x 2048 x
-         * 2048 164 to 172 against 134 (f64 73 to 77 against 59), 12 x
-         * 4608 x 4608 136 to 141 against 95 to 119; where the stride is a
-         * multiple of 1 KiB only (f32 4352) 32 rows stayed as fast or
-         * faster (148 to 150 against 134 to 147). With one group (B = 6,
-         * f32 P = M = 4096, the kernel called directly) 32 rows were
-         * still the faster; and 64 or 96 rows took most of 192's gain at
-         * 4096 (0.69 to 0.75 of the streaming probe against 0.65 to
-         * 0.68), less of it at 2048 in L3 (0.71 to 0.79 against 0.75 to
-         * 0.83). Not twice skb: with the rule first on every path, the
-         * check gate's simulated caches (32 KiB L1, 1 MiB last level, 16
-         * ways, AVX2) saw f64 8 x 512 x 512, one-line strips 512 rows
-         * deep, read W from memory twice (twice the LL misses; 1.5 times
-         * with skb), which is also why the rule keeps to the copies it was
-         * measured on. As built (skb =
-         * 96), alternated with the build before it in `roofbench run`:
-         * 12 x 4096 x 4096 f32 94 to 115 GFLOP/s against 80 to 104 on 1
-         * thread, 191 to 247 against 156 to 161 on 2; 18 x 2048 x 2048
-         * 119 to 121 against 95 to 100, and 236 to 243 against 188 to
-         * 194; f64 1.04 to 1.4 times. */
-        const size_t shallow =
-            b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
-        out->skb = groups > shallow ? 2 * b->skb
-                   : groups > 1 && b->far_to_l1 && rows_alias(ld, el)
-                       ? b->skb
-                       : b->skb < 32 ? b->skb : 32;
+        out->skb = strips_depth(b, el, groups, ld);
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5
@@ -367,37 +414,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
             jc = wjc;
     }
     out->jc = jc < sw ? sw : jc;
-    /* The strip order asks for the strip two to the right; with one row
-     * group, on the copies whose requests go into L1, the next one. Its
-     * lines then come a strip's time (32 steps of one tile) before they
-     * are read instead of two. Measured on a Zen 5 guest, the kernel
-     * called directly with the two distances alternated call by call in
-     * one process, medians of the ratios of 5 to 9 rounds: at 1 thread
-     * f32 P = M = 5952 (DRAM) B = 3, 4 and 6 1.02 to 1.09 times as fast,
-     * f64 4224 B = 3 to 6 1.01 to 1.05, f32 2112 (L3) B = 4 and 6 1.02
-     * to 1.03, 4096 1.03 and 0.995; at 2 threads f32 8960 B = 3 and 4
-     * 1.06, f64 6336 B = 3 to 6 0.97 to 1.07. With two groups it was
-     * mixed (B = 8 0.98 and 1.08 an hour apart, B = 12 1.00 to 1.03, f64
-     * B = 12 0.98), with three 0.97 (B = 16, f32 and f64), and three or
-     * four strips ahead were slower everywhere (0.88 to 0.95 at B = 4 to
-     * 16). In five alternated `roofbench sweep` pairs (W from DRAM, the
-     * medians of the ratios): B = 3 and 4 1.03 to 1.09 at 1 thread, 1.03
-     * at 2 in f32, 0.95 to 0.98 at 2 in f64, B = 6 0.97 to 1.00, where B
-     * = 8, not changed, drew 0.96 to 1.00: the noise of such sweeps. */
-    out->ahead = groups == 1 && b->far_to_l1 ? 1 : 2;
-    /* The next call's C tile asked for (matmul_blocked.c), except in the
-     * strip order on the copies whose strips go ahead into L1: there the
-     * two sets of requests, both into L1, cost more than the C tile's
-     * misses. Measured on a Zen 5 guest, the kernel called directly with
-     * and without the C tile's requests, alternated call by call in one
-     * process, W from DRAM, medians of the ratios of 5 rounds, without
-     * against with: 1 thread, f32 P = M = 5952, eight series over five
-     * minutes, B = 8 1.04 to 1.32, B = 12 0.98 to 1.13, B = 16 0.96 to
-     * 1.17, B = 24 to 64 1.00 to 1.04; f64 4224 B = 8 1.03 to 1.12, B =
-     * 16 1.00 to 1.13; 2 threads f32 8960 B = 8 to 64 1.01 to 1.18, f64
-     * 6336 B = 12 and 24 1.06 and 1.03; W in L3 (f32 2112) B = 12 and 24
-     * 1.24 and 1.03. (An hour earlier one series had B = 12 at 0.96.) */
-    out->c_tile = out->order != RB_SKINNY_STRIPS || !b->far_to_l1;
+    plan_requests(b, groups, out);
 }
 
 void gemm_cntx_of(rb_dtype dt, gemm_cntx *out)

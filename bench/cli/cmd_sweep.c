@@ -288,19 +288,20 @@ static int size_levels(const rb_machine *m, const roofline *roof,
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
             continue;
-        for (int d = 0; d < plan->ndtypes; d++)
-            for (int t = 0; t < plan->nthreads; t++) {
-                const roof_team *team = sweep_team(roof, plan->threads[t]);
+        /* the team's roofline and cache once per thread count, for every
+         * dtype */
+        for (int t = 0; t < plan->nthreads; t++) {
+            const roof_team *team = sweep_team(roof, plan->threads[t]);
+            double cache;
+            if (!team)
+                return rb_fail(e, RB_EINPUT,
+                               "--ceilings: no roofline for %d thread%s",
+                               plan->threads[t], rb_plural(plan->threads[t]));
+            if (team_cache(m, w->name, plan->threads[t], &cache, e))
+                return RB_EINPUT;
+            for (int d = 0; d < plan->ndtypes; d++) {
                 char why[160];
                 uint64_t side;
-                double cache;
-                if (!team)
-                    return rb_fail(e, RB_EINPUT,
-                                   "--ceilings: no roofline for %d thread%s",
-                                   plan->threads[t],
-                                   rb_plural(plan->threads[t]));
-                if (team_cache(m, w->name, plan->threads[t], &cache, e))
-                    return RB_EINPUT;
                 if (sweep_weights_side(team, w->name,
                                        (unsigned)rb_dtype_size(plan->dtypes[d]),
                                        cache, &side, why, sizeof(why)))
@@ -308,6 +309,7 @@ static int size_levels(const rb_machine *m, const roofline *roof,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;
             }
+        }
     }
     return sweep_check_plan(plan, host_mem_available(), e);
 }
