@@ -170,6 +170,14 @@ static void team_sync(const rb_team *t)
 
 /* ---- the skinny path: few rows of A, W streamed once ------------------------ */
 
+/* The bytes of a member's workspace the right edge takes (edge_w,
+ * edge_tile): a W block as deep as any plan makes one, since the depth
+ * also follows W's row stride, and a C tile, both sw wide */
+static size_t skinny_edge(const rb_blocking *b, size_t el)
+{
+    return round_up((rb_skinny_deepest(b) + RB_SKINNY_ROWS) * b->sw * el, 64);
+}
+
 static void skinny_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
                         const char *a, size_t lda, const char *w, size_t ldw,
                         char *c, size_t ldc, int accumulate,
@@ -369,6 +377,26 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  * registers for the skb rank-1 updates. W is read once per call, in
  * place. rb_skinny_plan_of (gemm_cntx.c) sizes the blocks.
  *
+ * In a team, each member builds its C block in its own workspace (N rows
+ * x jc columns, jc apart) and copies it into C when the block is done,
+ * instead of updating C in place skb rows of W at a time: the members'
+ * column shares lie side by side in every row of C, and with both
+ * writing them the team ran far below two lone threads (on a Zen 5
+ * guest, 2 threads, f32 16 x 512 x 512, about 280 GFLOP/s where giving
+ * member 1 a C of its own gave 395; a copy of W or A for it changed
+ * nothing). Without counters the cause is a guess: each core's
+ * prefetchers, following its own part of a row, fetch the other's lines
+ * of it, which the other must then take back to write. Measured there,
+ * old against new build alternated, called directly in one process: W
+ * in L2 (P = M = 512 f32) B = 4 214 to 219 GFLOP/s against 299 to 302,
+ * B = 16 254 to 259 against 317 to 324, B = 64 257 to 263 against 313
+ * to 324; W from DRAM (8960 f32) B = 16 199 to 205 against 237 to 242,
+ * B = 8 and 32 within 4%. In three alternated `roofbench sweep` pairs of
+ * L2-resident weights at 2 threads the medians of the ratios were 1.06
+ * to 1.49 (f32) and 1.02 to 1.37 (f64) over B = 1 to 64; with W from
+ * DRAM 0.92 to 1.10, the noise of such sweeps. One thread updates C in
+ * place (the same there, 1.00 and 0.99 at B = 16, W in L2).
+ *
  * W from beyond L2 is asked for ahead, in one of two orders (the
  * blocking's, chosen per CPU):
  * - strips: each row group asks for its share of the rows of the strip
@@ -437,7 +465,7 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     /* row groups of even height, at most 6 rows each: 8 rows are two
      * tiles of 4, not 6 and a 2 that starves the FMA pipes */
     const size_t groups = (x->n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS,
-                 h0 = x->n / groups, cld = x->ldc * el, ld = x->ldb * el;
+                 h0 = x->n / groups, ld = x->ldb * el;
     /* planned on an even share of the columns, the same for every
      * member: the run kernels' members meet at a barrier, so they must
      * all take that path or none */
@@ -452,8 +480,15 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     const int next = plan.order == RB_SKINNY_NEXT_BLOCK;
     /* the right edge's W block and C tile (edge_w, edge_tile) */
     char *const wpad = team->own, *const ct = wpad + plan.skb * sw * el;
+    /* in a team, each C block in the member's own workspace, after the
+     * right edge's part of it */
+    char *const own = team->nthreads > 1 ? team->own + skinny_edge(&cx->blk, el)
+                                         : NULL;
+    const size_t oldc = own ? plan.jc : x->ldc, cld = oldc * el;
     for (size_t jb = j0; jb < j1; jb += plan.jc) {
         const size_t je = min_sz(j1, jb + plan.jc);
+        /* this block's C: column jb of C, or of the member's buffer */
+        char *const cb = own ? own : c + jb * el;
         for (size_t k0 = 0; k0 < x->p; k0 += plan.skb) {
             const size_t kb = min_sz(plan.skb, x->p - k0);
             const skinny_next nb = next_block(x, el, &plan, k0, jb, je, j1);
@@ -475,7 +510,10 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                  * (this block's first, or the next block's), if that
                  * strip is a full one; else none */
                 const int more = j + 2 * sw <= je;
-                const size_t jn = more ? j + sw : nb.nj;
+                /* the column of the next call's C tile in its block's C */
+                const char *const cn =
+                    more ? cb + (j + sw - jb) * el
+                         : (own ? own : c + nb.nj * el);
                 const int then = more || nb.nj + sw <= nb.ne;
                 if (w < sw)
                     edge_w(el, w, kb, wk, x->ldb, sw, wpad);
@@ -486,9 +524,9 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                     const size_t h = i1 - i0, i2 = x->n * (g + 2) / groups;
                     const int last = g + 1 == groups;
                     const char *ai = a + (i0 * x->lda + k0) * el;
-                    char *ci = c + (i0 * x->ldc + j) * el;
+                    char *ci = cb + i0 * cld + (j - jb) * el;
                     if (w < sw) {
-                        edge_tile(dt, cx, h, kb, ai, x->lda, wpad, ci, x->ldc,
+                        edge_tile(dt, cx, h, kb, ai, x->lda, wpad, ci, oldc,
                                   w, k0 > 0, ct);
                     } else {
                         gemm_skinny_pf pf;
@@ -497,13 +535,13 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                                      ahead, r0, r1, g == 0,
                                      !plan.c_tile ? NULL
                                      : !last      ? ci + h * cld
-                                     : then       ? c + jn * el
+                                     : then       ? cn
                                                   : NULL,
                                      last ? h0 : i2 - i1, cld);
                             pf.far_l1 = cx->blk.far_to_l1;
                         }
                         skinny_tile(dt, cx, h, kb, ai, x->lda, wk, x->ldb, ci,
-                                    x->ldc, k0 > 0, plan.far ? &pf : NULL);
+                                    oldc, k0 > 0, plan.far ? &pf : NULL);
                         call++;
                     }
                     i0 = i1;
@@ -513,6 +551,10 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                 }
             }
         }
+        if (own)
+            for (size_t i = 0; i < x->n; i++)
+                memcpy(c + (i * x->ldc + jb) * el, own + i * cld,
+                       (je - jb) * el);
     }
 }
 
@@ -598,9 +640,9 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
         return;
     /* the skinny path, planned as skinny() plans it where W's rows are m
      * apart: the run kernels' team needs the other members' partial
-     * products (runs()); the right edge a W block and a C tile, sw wide
-     * (edge_w, edge_tile), the block as deep as any plan makes one, since
-     * the depth also follows W's row stride, which this is not told */
+     * products (runs()); the right edge a W block and a C tile
+     * (skinny_edge); a member of a team of the strip kernels its C
+     * block (N x jc) */
     rb_skinny_plan plan;
     rb_skinny_plan_of(&bk, el, s.n, s.p, s.m / (size_t)nthreads, s.m,
                       nthreads, &plan);
@@ -608,8 +650,8 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
         plan.runs ? (size_t)(nthreads - 1) * s.n * s.m * el : 0;
     if (parts > *shared)
         *shared = parts;
-    const size_t edge =
-        (rb_skinny_deepest(&bk) + RB_SKINNY_ROWS) * bk.sw * el;
+    const size_t edge = skinny_edge(&bk, el) +
+                        (nthreads > 1 && !plan.runs ? s.n * plan.jc * el : 0);
     if (edge > *own)
         *own = edge;
 }
