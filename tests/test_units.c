@@ -1,9 +1,12 @@
 /* Small modules: value and list parsing, statistics, thread shares,
  * placement on synthetic topologies and within the allowed CPUs, the run
- * folder (complete or absent), CSV quoting, escaping, checked JSON. */
+ * folder (complete or absent), CSV quoting, escaping, checked JSON, the
+ * pool's barrier. */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +17,7 @@
 #include "jdoc.h"
 #include "parse.h"
 #include "pin.h"
+#include "pool.h"
 #include "runfolder.h"
 #include "stats.h"
 #include "text.h"
@@ -415,6 +419,77 @@ static void test_runfolder(void)
     remove_dir(dir);
 }
 
+/* The pool's barrier: in every round each member counts itself in and
+ * writes its slot, meets the others, and must then see the whole round
+ * counted (none of the next: that needs the second meeting) and every
+ * slot written; with as many members as this machine has cores and with
+ * more, whose spinners must give way. */
+enum { BAR_MAX = 4 };
+typedef struct {
+    pool_barrier *b;
+    _Atomic unsigned *count;
+    unsigned *slot, n, rounds, tid;
+    int bad;
+} bar_member;
+
+static void *bar_main(void *v)
+{
+    bar_member *m = v;
+    for (unsigned r = 0; r < m->rounds && !m->bad; r++) {
+        atomic_fetch_add_explicit(m->count, 1, memory_order_relaxed);
+        m->slot[m->tid] = r + 1;
+        pool_barrier_wait(m->b);
+        if (atomic_load_explicit(m->count, memory_order_relaxed) !=
+            m->n * (r + 1))
+            m->bad = 1;
+        for (unsigned t = 0; t < m->n; t++)
+            if (m->slot[t] != r + 1)
+                m->bad = 2;
+        pool_barrier_wait(m->b);
+    }
+    return NULL;
+}
+
+static void bar_round(unsigned n, unsigned rounds)
+{
+    pool_barrier b;
+    pool_barrier_init(&b, n);
+    _Atomic unsigned count;
+    atomic_init(&count, 0);
+    unsigned slot[BAR_MAX] = {0};
+    bar_member m[BAR_MAX];
+    pthread_t th[BAR_MAX];
+    for (unsigned t = 0; t < n; t++) {
+        m[t] = (bar_member){.b = &b, .count = &count, .slot = slot, .n = n,
+                            .rounds = rounds, .tid = t};
+        CHECK(pthread_create(&th[t], NULL, bar_main, &m[t]) == 0);
+    }
+    for (unsigned t = 0; t < n; t++) {
+        pthread_join(th[t], NULL);
+        if (m[t].bad)
+            fprintf(stderr, "  pool barrier, %u members: member %u saw %s\n",
+                    n, t, m[t].bad == 1 ? "a round half counted"
+                                        : "a slot unwritten");
+        CHECK_INT(m[t].bad, 0);
+    }
+    CHECK_U64(atomic_load(&count), (uint64_t)n * rounds);
+}
+
+static void test_pool_barrier(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned fit = cores >= 2 && cores < BAR_MAX ? (unsigned)cores
+                         : cores >= BAR_MAX           ? BAR_MAX - 1
+                                                      : 2;
+    /* a barrier that lets a member through early can also leave the
+     * others waiting for a round that never comes: that fails too */
+    alarm(120);
+    bar_round(1, 100);
+    bar_round(fit, 20000);
+    bar_round(fit + 1, 300);
+    alarm(0);
+}
+
 int main(void)
 {
     test_parse();
@@ -427,5 +502,6 @@ int main(void)
     test_jdoc();
     test_runfolder();
     test_pin_allowed();
+    test_pool_barrier();
     return check_status("test_units");
 }

@@ -72,7 +72,7 @@ static void job_counted(void *arg, int tid, int nt)
 
 static void team_barrier(const rb_team *t)
 {
-    pthread_barrier_wait(t->barrier_ctx);
+    pool_barrier_wait(t->barrier_ctx);
 }
 
 /* Each member first-touches its own workspace. */
@@ -127,7 +127,7 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
         return rb_fail(e, RB_EINPUT, "out of memory for the workspace of %s",
                        t->kernel->name);
     }
-    pthread_barrier_init(&t->barrier, NULL, (unsigned)nt);
+    pool_barrier_init(&t->barrier, (unsigned)nt);
     pool_run(x->team, job_touch_own, t);
     return RB_OK;
 }
@@ -170,7 +170,6 @@ static int team_end(exec_env *x, int rc, rb_err *e)
     exec_ctx *t = x->ctx;
     if (t->teams) {
         free_teams(t, x->pins->nthreads);
-        pthread_barrier_destroy(&t->barrier);
     }
     return rc;
 }

@@ -26,7 +26,7 @@ typedef struct {
     uint64_t reps; /* calls per timed sample            */
     /* team kernels: one rb_team per member, their barrier, workspace */
     rb_team *teams;
-    pthread_barrier_t barrier;
+    pool_barrier barrier;
     /* the counted sample: the events, and per thread sums and errors */
     counters_events *events;
     long long (*ctr_sum)[COUNTERS_MAX];

@@ -1,11 +1,46 @@
 #include "pool.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ceiling.h"
 #include "timer.h"
+
+void pool_barrier_init(pool_barrier *b, unsigned n)
+{
+    atomic_init(&b->arrived, 0);
+    atomic_init(&b->generation, 0);
+    b->n = n > 0 ? n : 1;
+}
+
+void pool_barrier_wait(pool_barrier *b)
+{
+    const unsigned gen =
+        atomic_load_explicit(&b->generation, memory_order_acquire);
+    /* acq_rel: the last one to arrive reads every earlier arrival's
+     * writes, and publishes them with its own by the release below */
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 ==
+        b->n) {
+        /* no one arrives again before the generation moves */
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
+        return;
+    }
+    for (unsigned turn = 0;
+         atomic_load_explicit(&b->generation, memory_order_acquire) == gen;
+         turn++) {
+        if (turn < POOL_SPINS) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
 
 typedef struct {
     pool *p;
@@ -18,7 +53,10 @@ struct pool {
     hwloc_topology_t topo;
     const pin_plan *plan;
     int nthreads;
-    pthread_barrier_t start, end;
+    /* start: the workers sleep there between jobs; end: met while
+     * timed, so a pool_barrier */
+    pthread_barrier_t start;
+    pool_barrier end;
     pool_job job;
     void *arg;
     int quit;
@@ -50,13 +88,13 @@ static void *worker_main(void *vm)
     }
     pin_self_string(p->topo, m->binding, sizeof(m->binding));
     /* The first barrier tells the creator that binding is done. */
-    pthread_barrier_wait(&p->end);
+    pool_barrier_wait(&p->end);
     for (;;) {
         pthread_barrier_wait(&p->start);
         if (p->quit)
             break;
         p->job(p->arg, m->tid, p->nthreads);
-        pthread_barrier_wait(&p->end);
+        pool_barrier_wait(&p->end);
     }
     return NULL;
 }
@@ -64,7 +102,6 @@ static void *worker_main(void *vm)
 static void pool_free(pool *p)
 {
     pthread_barrier_destroy(&p->start);
-    pthread_barrier_destroy(&p->end);
     pthread_cond_destroy(&p->go_cond);
     pthread_mutex_destroy(&p->lock);
     free(p->members);
@@ -88,7 +125,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->go_cond, NULL);
     pthread_barrier_init(&p->start, NULL, (unsigned)p->nthreads);
-    pthread_barrier_init(&p->end, NULL, (unsigned)p->nthreads);
+    pool_barrier_init(&p->end, (unsigned)p->nthreads);
 
     int rc = pin_bind_self(topo, plan->pu[0], e);
     pin_self_string(topo, p->members[0].binding,
@@ -116,7 +153,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
         pool_free(p);
         return rc;
     }
-    pthread_barrier_wait(&p->end);
+    pool_barrier_wait(&p->end);
     if (p->bind_failed) {
         *e = p->bind_err;
         rc = RB_EINPUT;
@@ -134,7 +171,7 @@ double pool_run(pool *p, pool_job job, void *arg)
     pthread_barrier_wait(&p->start);
     const double t0 = timer_now();
     job(arg, 0, p->nthreads);
-    pthread_barrier_wait(&p->end);
+    pool_barrier_wait(&p->end);
     return timer_now() - t0;
 }
 
