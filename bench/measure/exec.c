@@ -75,6 +75,13 @@ static void team_barrier(const rb_team *t)
     pool_barrier_wait(t->barrier_ctx);
 }
 
+/* In the counted sample: a member that waits for another spinning would
+ * count its spin as the kernel's cycles and instructions */
+static void team_barrier_counted(const rb_team *t)
+{
+    pthread_barrier_wait(t->barrier_ctx);
+}
+
 /* Each member first-touches its own workspace. */
 static void job_touch_own(void *arg, int tid, int nt)
 {
@@ -128,6 +135,7 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
                        t->kernel->name);
     }
     pool_barrier_init(&t->barrier, (unsigned)nt);
+    pthread_barrier_init(&t->counted_barrier, NULL, (unsigned)nt);
     pool_run(x->team, job_touch_own, t);
     return RB_OK;
 }
@@ -160,7 +168,16 @@ static int team_count(exec_env *x, long long (*sums)[COUNTERS_MAX], int *rcs,
     t->ctr_sum = sums;
     t->ctr_rc = rcs;
     t->ctr_err = errs;
+    const int nt = x->pins->nthreads;
+    for (int i = 0; t->teams && i < nt; i++) {
+        t->teams[i].barrier = team_barrier_counted;
+        t->teams[i].barrier_ctx = &t->counted_barrier;
+    }
     pool_run(x->team, job_counted, t);
+    for (int i = 0; t->teams && i < nt; i++) {
+        t->teams[i].barrier = team_barrier;
+        t->teams[i].barrier_ctx = &t->barrier;
+    }
     return x->pins->nthreads;
 }
 
@@ -170,6 +187,7 @@ static int team_end(exec_env *x, int rc, rb_err *e)
     exec_ctx *t = x->ctx;
     if (t->teams) {
         free_teams(t, x->pins->nthreads);
+        pthread_barrier_destroy(&t->counted_barrier);
     }
     return rc;
 }

@@ -27,6 +27,8 @@ typedef struct {
     /* team kernels: one rb_team per member, their barrier, workspace */
     rb_team *teams;
     pool_barrier barrier;
+    /* theirs while counted: waiting members then sleep, uncounted */
+    pthread_barrier_t counted_barrier;
     /* the counted sample: the events, and per thread sums and errors */
     counters_events *events;
     long long (*ctr_sum)[COUNTERS_MAX];

@@ -53,8 +53,8 @@ struct pool {
     hwloc_topology_t topo;
     const pin_plan *plan;
     int nthreads;
-    /* start: the workers sleep there between jobs; end: met while
-     * timed, so a pool_barrier */
+    /* start: the workers sleep there between jobs (and meet the creator
+     * there once bound); end: met while timed, so a pool_barrier */
     pthread_barrier_t start;
     pool_barrier end;
     pool_job job;
@@ -87,8 +87,9 @@ static void *worker_main(void *vm)
         pthread_mutex_unlock(&p->lock);
     }
     pin_self_string(p->topo, m->binding, sizeof(m->binding));
-    /* The first barrier tells the creator that binding is done. */
-    pool_barrier_wait(&p->end);
+    /* The first meeting at start tells the creator that binding is done
+     * (asleep: until then the workers share the creator's PU) */
+    pthread_barrier_wait(&p->start);
     for (;;) {
         pthread_barrier_wait(&p->start);
         if (p->quit)
@@ -153,7 +154,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
         pool_free(p);
         return rc;
     }
-    pool_barrier_wait(&p->end);
+    pthread_barrier_wait(&p->start);
     if (p->bind_failed) {
         *e = p->bind_err;
         rc = RB_EINPUT;
