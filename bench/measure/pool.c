@@ -54,9 +54,11 @@ struct pool {
     const pin_plan *plan;
     int nthreads;
     /* start: the workers sleep there between jobs (and meet the creator
-     * there once bound); end: met while timed, so a pool_barrier */
+     * there once bound); ready: they meet again once awake, so that a
+     * job's clock does not run while one still wakes; end: met while
+     * timed. ready and end spin (pool_barrier). */
     pthread_barrier_t start;
-    pool_barrier end;
+    pool_barrier ready, end;
     pool_job job;
     void *arg;
     int quit;
@@ -94,6 +96,7 @@ static void *worker_main(void *vm)
         pthread_barrier_wait(&p->start);
         if (p->quit)
             break;
+        pool_barrier_wait(&p->ready);
         p->job(p->arg, m->tid, p->nthreads);
         pool_barrier_wait(&p->end);
     }
@@ -126,6 +129,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->go_cond, NULL);
     pthread_barrier_init(&p->start, NULL, (unsigned)p->nthreads);
+    pool_barrier_init(&p->ready, (unsigned)p->nthreads);
     pool_barrier_init(&p->end, (unsigned)p->nthreads);
 
     int rc = pin_bind_self(topo, plan->pu[0], e);
@@ -170,6 +174,8 @@ double pool_run(pool *p, pool_job job, void *arg)
     p->job = job;
     p->arg = arg;
     pthread_barrier_wait(&p->start);
+    /* the clock starts once every member is awake and here */
+    pool_barrier_wait(&p->ready);
     const double t0 = timer_now();
     job(arg, 0, p->nthreads);
     pool_barrier_wait(&p->end);

@@ -11,8 +11,9 @@
 
 typedef void (*pool_job)(void *arg, int tid, int nthreads);
 
-/* A barrier for threads that meet while they are timed: the end of a
- * pool's job, and a team kernel's rb_team barrier inside one. The last to
+/* A barrier for threads that meet while they are timed: the start and
+ * the end of a pool job's clock, and a team kernel's rb_team barrier
+ * inside the job. The last to
  * arrive advances a generation that the others watch, spinning (a pause
  * a turn) for POOL_SPINS turns and then giving up the core at every turn,
  * so that a thread that shares its core still gets to arrive. A pthread
@@ -43,9 +44,10 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
                 rb_err *e);
 
 /* Runs job on every member and returns when all have finished. The time
- * from the moment the caller passes the start barrier to the moment every
- * member has reached the end barrier is returned in seconds: the slowest
- * thread sets it. */
+ * from the moment every member is awake and ready to start (a spinning
+ * meeting after the sleeping start barrier) to the moment every member
+ * has reached the end barrier is returned in seconds: the slowest thread
+ * sets it. */
 double pool_run(pool *p, pool_job job, void *arg);
 
 /* The binding each member reported after it was bound, as PU lists. */
