@@ -1,10 +1,13 @@
 #include "pool.h"
 
-#include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "ceiling.h"
 #include "timer.h"
@@ -13,32 +16,38 @@ void pool_barrier_init(pool_barrier *b, unsigned n)
 {
     atomic_init(&b->arrived, 0);
     atomic_init(&b->generation, 0);
+    atomic_init(&b->sleepers, 0);
     b->n = n > 0 ? n : 1;
 }
 
 void pool_barrier_wait(pool_barrier *b)
 {
-    const unsigned gen =
-        atomic_load_explicit(&b->generation, memory_order_acquire);
-    /* acq_rel: the last one to arrive reads every earlier arrival's
-     * writes, and publishes them with its own by the release below */
-    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 ==
-        b->n) {
+    const unsigned gen = atomic_load(&b->generation);
+    /* the last one to arrive reads every earlier arrival's writes, and
+     * publishes them with its own when it moves the generation */
+    if (atomic_fetch_add(&b->arrived, 1) + 1 == b->n) {
         /* no one arrives again before the generation moves */
         atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
+        atomic_fetch_add(&b->generation, 1);
+        /* sequentially consistent with a sleeper's count: either this
+         * sees it, or its futex sees the generation moved */
+        if (atomic_load(&b->sleepers) > 0)
+            syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT_MAX,
+                    NULL, NULL, 0);
         return;
     }
-    for (unsigned turn = 0;
-         atomic_load_explicit(&b->generation, memory_order_acquire) == gen;
-         turn++) {
+    for (unsigned turn = 0; atomic_load(&b->generation) == gen; turn++) {
         if (turn < POOL_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
-        } else {
-            sched_yield();
+            continue;
         }
+        atomic_fetch_add(&b->sleepers, 1);
+        /* returns at once if the generation has already moved */
+        syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL,
+                NULL, 0);
+        atomic_fetch_sub(&b->sleepers, 1);
     }
 }
 
@@ -53,12 +62,7 @@ struct pool {
     hwloc_topology_t topo;
     const pin_plan *plan;
     int nthreads;
-    /* start: the workers sleep there between jobs (and meet the creator
-     * there once bound); ready: they meet again once awake, so that a
-     * job's clock does not run while one still wakes; end: met while
-     * timed. ready and end spin (pool_barrier). */
-    pthread_barrier_t start;
-    pool_barrier ready, end;
+    pthread_barrier_t start, end;
     pool_job job;
     void *arg;
     int quit;
@@ -89,16 +93,14 @@ static void *worker_main(void *vm)
         pthread_mutex_unlock(&p->lock);
     }
     pin_self_string(p->topo, m->binding, sizeof(m->binding));
-    /* The first meeting at start tells the creator that binding is done
-     * (asleep: until then the workers share the creator's PU) */
-    pthread_barrier_wait(&p->start);
+    /* The first barrier tells the creator that binding is done. */
+    pthread_barrier_wait(&p->end);
     for (;;) {
         pthread_barrier_wait(&p->start);
         if (p->quit)
             break;
-        pool_barrier_wait(&p->ready);
         p->job(p->arg, m->tid, p->nthreads);
-        pool_barrier_wait(&p->end);
+        pthread_barrier_wait(&p->end);
     }
     return NULL;
 }
@@ -106,6 +108,7 @@ static void *worker_main(void *vm)
 static void pool_free(pool *p)
 {
     pthread_barrier_destroy(&p->start);
+    pthread_barrier_destroy(&p->end);
     pthread_cond_destroy(&p->go_cond);
     pthread_mutex_destroy(&p->lock);
     free(p->members);
@@ -129,8 +132,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->go_cond, NULL);
     pthread_barrier_init(&p->start, NULL, (unsigned)p->nthreads);
-    pool_barrier_init(&p->ready, (unsigned)p->nthreads);
-    pool_barrier_init(&p->end, (unsigned)p->nthreads);
+    pthread_barrier_init(&p->end, NULL, (unsigned)p->nthreads);
 
     int rc = pin_bind_self(topo, plan->pu[0], e);
     pin_self_string(topo, p->members[0].binding,
@@ -158,7 +160,7 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
         pool_free(p);
         return rc;
     }
-    pthread_barrier_wait(&p->start);
+    pthread_barrier_wait(&p->end);
     if (p->bind_failed) {
         *e = p->bind_err;
         rc = RB_EINPUT;
@@ -174,11 +176,9 @@ double pool_run(pool *p, pool_job job, void *arg)
     p->job = job;
     p->arg = arg;
     pthread_barrier_wait(&p->start);
-    /* the clock starts once every member is awake and here */
-    pool_barrier_wait(&p->ready);
     const double t0 = timer_now();
     job(arg, 0, p->nthreads);
-    pool_barrier_wait(&p->end);
+    pthread_barrier_wait(&p->end);
     return timer_now() - t0;
 }
 

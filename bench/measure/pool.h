@@ -11,21 +11,27 @@
 
 typedef void (*pool_job)(void *arg, int tid, int nthreads);
 
-/* A barrier for threads that meet while they are timed: the start and
- * the end of a pool job's clock, and a team kernel's rb_team barrier
- * inside the job. The last to
- * arrive advances a generation that the others watch, spinning (a pause
- * a turn) for POOL_SPINS turns and then giving up the core at every turn,
- * so that a thread that shares its core still gets to arrive. A pthread
- * barrier puts the early ones to sleep instead, and in a guest the wake-up
- * of a sleeping vCPU is an interrupt to another core that landed inside
- * every timed call: a team of two met twice in each call of the blocked
- * matmul's packed path, and 192 x 192 x 192 f32 ran at 170 GFLOP/s on
- * two cores of a Zen 5 guest with pthread barriers against 215 to 221
- * with this one (256^3 195 against 227 to 231, 512^3 290 against 300). */
-enum { POOL_SPINS = 1 << 12 };
+/* A barrier for threads that meet while they are timed: a team kernel's
+ * rb_team barrier, inside a pool job. The last to arrive advances a
+ * generation that the others watch, spinning (a pause a turn) for
+ * POOL_SPINS turns, then asleep on it (a futex) until it moves. A pthread
+ * barrier sleeps at once, and in a guest the wake-up of a sleeping vCPU
+ * is an interrupt to another core that landed inside every timed call: a
+ * team of two meets twice in each call of the blocked matmul's packed
+ * path, and in `roofbench run` on two cores of a Zen 5 guest, alternated
+ * with the pthread build, 192^3 f32 ran at 212 to 241 GFLOP/s against 156
+ * to 181, 256^3 at 220 to 251 against 218 to 227. The spin is short (1024
+ * pauses: some 20 us on Zen, 40 on recent Intel cores) because a spinning
+ * guest core may be taking a host core's resources from its partner, if
+ * the two are one core's two hardware threads there: with the end of
+ * every pool job spinning as well, the streaming probe (f32 B = 12, two
+ * threads) measured lower in five of six alternated pairs, though with
+ * that build always second, and builds that differ in nothing it runs
+ * later drew 0.9 to 1.1 in either order. Unproven, so the pool's own
+ * start and end barriers still sleep. */
+enum { POOL_SPINS = 1 << 10 };
 typedef struct {
-    _Atomic unsigned arrived, generation;
+    _Atomic unsigned arrived, generation, sleepers;
     unsigned n;
 } pool_barrier;
 
@@ -44,10 +50,9 @@ int pool_create(hwloc_topology_t topo, const pin_plan *plan, pool **out,
                 rb_err *e);
 
 /* Runs job on every member and returns when all have finished. The time
- * from the moment every member is awake and ready to start (a spinning
- * meeting after the sleeping start barrier) to the moment every member
- * has reached the end barrier is returned in seconds: the slowest thread
- * sets it. */
+ * from the moment the caller passes the start barrier to the moment every
+ * member has reached the end barrier is returned in seconds: the slowest
+ * thread sets it. */
 double pool_run(pool *p, pool_job job, void *arg);
 
 /* The binding each member reported after it was bound, as PU lists. */
