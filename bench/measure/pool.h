@@ -23,12 +23,13 @@ typedef void (*pool_job)(void *arg, int tid, int nthreads);
  * to 181, 256^3 at 220 to 251 against 218 to 227. The spin is short (1024
  * pauses: some 20 us on Zen, 40 on recent Intel cores) because a spinning
  * guest core may be taking a host core's resources from its partner, if
- * the two are one core's two hardware threads there: with the end of
+ * the two are one core's two hardware threads there. With the end of
  * every pool job spinning as well, the streaming probe (f32 B = 12, two
- * threads) measured lower in five of six alternated pairs, though with
- * that build always second, and builds that differ in nothing it runs
- * later drew 0.9 to 1.1 in either order. Unproven, so the pool's own
- * start and end barriers still sleep. */
+ * threads) measured lower in five of six alternated pairs, but that
+ * build always ran second, and later two builds that differ in nothing
+ * the probe runs drew 0.82 to 0.94 run second and 0.96 to 1.02 run
+ * first: the order, most likely. Nothing needed the pool's own start and
+ * end barriers to spin, so they still sleep. */
 enum { POOL_SPINS = 1 << 10 };
 typedef struct {
     _Atomic unsigned arrived, generation, sleepers;
