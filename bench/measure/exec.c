@@ -5,19 +5,53 @@
 #include "exec.h"
 
 #include <cblas.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "harness.h"
+#include "host.h"
 #include "timer.h"
 
-enum { ALIGN = 4096 };
+enum { HUGE_PAGE = 2 << 20 };
 
-static void *alloc_aligned(uint64_t bytes)
+/* The length of a workspace's mapping: whole huge pages and one more, so
+ * that the buffer can start on a huge page boundary */
+static size_t work_len(size_t bytes)
 {
-    const size_t len = (size_t)((bytes + ALIGN - 1) / ALIGN * ALIGN);
-    return aligned_alloc(ALIGN, len ? len : ALIGN);
+    return ((bytes ? bytes : 1) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
+           HUGE_PAGE;
+}
+
+/* A team's workspace, advised as every timed buffer is (region.c: huge
+ * pages where the system offers them), on a huge page boundary, since a
+ * page can only be huge where a whole aligned one lies in the mapping
+ * (the packed path streams its micro-panels, and on 4 KiB pages would
+ * cross one every 64 lines); NULL when out of memory. Unmapped by
+ * work_unmap with the same bytes. */
+static void *work_map(size_t bytes)
+{
+    const size_t len = work_len(bytes);
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    const uintptr_t at =
+        ((uintptr_t)m + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    /* the first page of the mapping holds where it starts */
+    char *const buf = (char *)at == m ? m + HUGE_PAGE : (char *)at;
+    ((char **)(void *)buf)[-1] = m;
+    if (host_hugepages_wanted())
+        (void)madvise(buf, len - (size_t)(buf - m), MADV_HUGEPAGE);
+    return buf;
+}
+
+static void work_unmap(void *buf, size_t bytes)
+{
+    if (buf)
+        munmap(((char **)buf)[-1], work_len(bytes));
 }
 
 /* The calls themselves: this thread's share (or, for a team kernel, the
@@ -95,9 +129,11 @@ static void free_teams(exec_ctx *t, int nt)
 {
     if (!t->teams)
         return;
-    free(t->teams[0].shared);
+    size_t shared, own;
+    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
+    work_unmap(t->teams[0].shared, shared);
     for (int i = 0; i < nt; i++)
-        free(t->teams[i].own);
+        work_unmap(t->teams[i].own, own);
     free(t->teams);
     t->teams = NULL;
 }
@@ -114,7 +150,7 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
     size_t shared, own;
     t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
     t->teams = calloc((size_t)nt, sizeof(*t->teams));
-    void *sh = alloc_aligned(shared);
+    void *sh = work_map(shared);
     int ok = t->teams && sh;
     for (int i = 0; ok && i < nt; i++) {
         t->teams[i] = (rb_team){.tid = i,
@@ -122,14 +158,14 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
                                 .barrier = team_barrier,
                                 .barrier_ctx = &t->barrier,
                                 .shared = sh,
-                                .own = alloc_aligned(own)};
+                                .own = work_map(own)};
         ok = t->teams[i].own != NULL;
     }
     if (!ok) {
         if (t->teams)
             t->teams[0].shared = sh;
         else
-            free(sh);
+            work_unmap(sh, shared);
         free_teams(t, nt);
         return rb_fail(e, RB_EINPUT, "out of memory for the workspace of %s",
                        t->kernel->name);
