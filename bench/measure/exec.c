@@ -5,54 +5,13 @@
 #include "exec.h"
 
 #include <cblas.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "harness.h"
-#include "host.h"
+#include "region.h"
 #include "timer.h"
-
-enum { HUGE_PAGE = 2 << 20 };
-
-/* The length of a workspace's mapping: whole huge pages and one more, so
- * that the buffer can start on a huge page boundary */
-static size_t work_len(size_t bytes)
-{
-    return ((bytes ? bytes : 1) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
-           HUGE_PAGE;
-}
-
-/* A team's workspace, advised as every timed buffer is (region.c: huge
- * pages where the system offers them), on a huge page boundary, since a
- * page can only be huge where a whole aligned one lies in the mapping
- * (the packed path streams its micro-panels, and on 4 KiB pages would
- * cross one every 64 lines); NULL when out of memory. Unmapped by
- * work_unmap with the same bytes. */
-static void *work_map(size_t bytes)
-{
-    const size_t len = work_len(bytes);
-    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    const uintptr_t at =
-        ((uintptr_t)m + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    /* the first page of the mapping holds where it starts */
-    char *const buf = (char *)at == m ? m + HUGE_PAGE : (char *)at;
-    ((char **)(void *)buf)[-1] = m;
-    if (host_hugepages_wanted())
-        (void)madvise(buf, len - (size_t)(buf - m), MADV_HUGEPAGE);
-    return buf;
-}
-
-static void work_unmap(void *buf, size_t bytes)
-{
-    if (buf)
-        munmap(((char **)buf)[-1], work_len(bytes));
-}
 
 /* The calls themselves: this thread's share (or, for a team kernel, the
  * whole problem and its member), reps times. The empty asm with a memory
@@ -116,24 +75,31 @@ static void team_barrier_counted(const rb_team *t)
     pthread_barrier_wait(t->barrier_ctx);
 }
 
+/* Every member's barrier, if the kernel is a team kernel */
+static void team_barriers(exec_ctx *t, int nt, void (*fn)(const rb_team *),
+                          void *ctx)
+{
+    for (int i = 0; t->teams && i < nt; i++) {
+        t->teams[i].barrier = fn;
+        t->teams[i].barrier_ctx = ctx;
+    }
+}
+
 /* Each member first-touches its own workspace. */
 static void job_touch_own(void *arg, int tid, int nt)
 {
+    (void)nt;
     const exec_ctx *t = arg;
-    size_t shared, own;
-    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
-    memset(t->teams[tid].own, 0, own);
+    memset(t->teams[tid].own, 0, t->own_bytes);
 }
 
 static void free_teams(exec_ctx *t, int nt)
 {
     if (!t->teams)
         return;
-    size_t shared, own;
-    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
-    work_unmap(t->teams[0].shared, shared);
+    rb_region_buffer_free(t->teams[0].shared, t->shared_bytes);
     for (int i = 0; i < nt; i++)
-        work_unmap(t->teams[i].own, own);
+        rb_region_buffer_free(t->teams[i].own, t->own_bytes);
     free(t->teams);
     t->teams = NULL;
 }
@@ -147,10 +113,9 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
     t->teams = NULL;
     if (t->kernel->threading != RB_SPLIT_TEAM)
         return RB_OK;
-    size_t shared, own;
-    t->kernel->workspace(t->s, t->dt, nt, &shared, &own);
+    t->kernel->workspace(t->s, t->dt, nt, &t->shared_bytes, &t->own_bytes);
     t->teams = calloc((size_t)nt, sizeof(*t->teams));
-    void *sh = work_map(shared);
+    void *sh = rb_region_buffer(t->shared_bytes);
     int ok = t->teams && sh;
     for (int i = 0; ok && i < nt; i++) {
         t->teams[i] = (rb_team){.tid = i,
@@ -158,14 +123,14 @@ static int team_begin(exec_env *x, int *library_threads, rb_err *e)
                                 .barrier = team_barrier,
                                 .barrier_ctx = &t->barrier,
                                 .shared = sh,
-                                .own = work_map(own)};
+                                .own = rb_region_buffer(t->own_bytes)};
         ok = t->teams[i].own != NULL;
     }
     if (!ok) {
         if (t->teams)
             t->teams[0].shared = sh;
         else
-            work_unmap(sh, shared);
+            rb_region_buffer_free(sh, t->shared_bytes);
         free_teams(t, nt);
         return rb_fail(e, RB_EINPUT, "out of memory for the workspace of %s",
                        t->kernel->name);
@@ -205,16 +170,10 @@ static int team_count(exec_env *x, long long (*sums)[COUNTERS_MAX], int *rcs,
     t->ctr_rc = rcs;
     t->ctr_err = errs;
     const int nt = x->pins->nthreads;
-    for (int i = 0; t->teams && i < nt; i++) {
-        t->teams[i].barrier = team_barrier_counted;
-        t->teams[i].barrier_ctx = &t->counted_barrier;
-    }
+    team_barriers(t, nt, team_barrier_counted, &t->counted_barrier);
     pool_run(x->team, job_counted, t);
-    for (int i = 0; t->teams && i < nt; i++) {
-        t->teams[i].barrier = team_barrier;
-        t->teams[i].barrier_ctx = &t->barrier;
-    }
-    return x->pins->nthreads;
+    team_barriers(t, nt, team_barrier, &t->barrier);
+    return nt;
 }
 
 static int team_end(exec_env *x, int rc, rb_err *e)

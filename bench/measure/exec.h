@@ -26,6 +26,7 @@ typedef struct {
     uint64_t reps; /* calls per timed sample            */
     /* team kernels: one rb_team per member, their barrier, workspace */
     rb_team *teams;
+    size_t shared_bytes, own_bytes; /* their workspace's sizes        */
     pool_barrier barrier;
     /* theirs while counted: waiting members then sleep, uncounted */
     pthread_barrier_t counted_barrier;

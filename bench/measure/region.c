@@ -27,6 +27,19 @@ void rb_region_park(size_t bytes)
         drop_parked();
 }
 
+/* Transparent huge pages where the system offers them (Linux's "madvise"
+ * mode, Debian's default): a kernel that walks a matrix by rows a leading
+ * dimension apart touches a new 4 KiB page on every row, and its TLB
+ * misses would be measured as memory time. Every buffer the suite times,
+ * kernels' operands and workspaces and ceilings' streams alike, is mapped
+ * the same way, so the roofs and the rows stay comparable. Advice only: a
+ * refusal leaves ordinary pages. */
+static void advise(void *m, size_t len)
+{
+    if (host_hugepages_wanted())
+        (void)madvise(m, len, MADV_HUGEPAGE);
+}
+
 /* Anonymous memory of len bytes that reserves no swap, or MAP_FAILED. */
 static void *map_anon(size_t len)
 {
@@ -90,15 +103,7 @@ int rb_region_map(rb_region *r, int n, const size_t *bytes, size_t unit,
         return rb_fail(e, RB_EINPUT, "out of memory for %s (%zu bytes)",
                        what, end);
     }
-    /* Transparent huge pages where the system offers them (Linux's
-     * "madvise" mode, Debian's default): a kernel that walks a matrix by
-     * rows a leading dimension apart touches a new 4 KiB page on every
-     * row, and its TLB misses would be measured as memory time. Every
-     * buffer the suite times, kernels' and ceilings' alike, is mapped the
-     * same way, so the roofs and the rows stay comparable. Advice only: a
-     * refusal leaves ordinary pages. */
-    if (host_hugepages_wanted())
-        (void)madvise(m, r->len, MADV_HUGEPAGE);
+    advise(m, r->len);
     r->map = m;
     return lay_out(r, n);
 }
@@ -118,4 +123,35 @@ void rb_region_unmap(rb_region *r)
         munmap(r->map, r->len);
     }
     memset(r, 0, sizeof(*r));
+}
+
+enum { HUGE_PAGE = 2 << 20 };
+
+/* A buffer's mapping: whole huge pages and one more, so that the buffer
+ * can start on a huge page boundary */
+static size_t buffer_len(size_t bytes)
+{
+    return ((bytes ? bytes : 1) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
+           HUGE_PAGE;
+}
+
+void *rb_region_buffer(size_t bytes)
+{
+    const size_t len = buffer_len(bytes);
+    char *m = map_anon(len);
+    if (m == MAP_FAILED)
+        return NULL;
+    const uintptr_t at =
+        ((uintptr_t)m + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    /* the page before the buffer holds where the mapping starts */
+    char *const buf = (char *)at == m ? m + HUGE_PAGE : (char *)at;
+    ((char **)(void *)buf)[-1] = m;
+    advise(buf, len - (size_t)(buf - m));
+    return buf;
+}
+
+void rb_region_buffer_free(void *buf, size_t bytes)
+{
+    if (buf)
+        munmap(((char **)buf)[-1], buffer_len(bytes));
 }

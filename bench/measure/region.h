@@ -70,4 +70,13 @@ void rb_region_unmap(rb_region *r);
  * thread maps at a time. */
 void rb_region_park(size_t bytes);
 
+/* One buffer of bytes on a huge page boundary, advised as rb_region_map's
+ * are, outside the parking (a team kernel's workspace: a page can only be
+ * huge where a whole aligned one lies in the mapping, and the packed path
+ * streams its micro-panels across what would be a 4 KiB page every 64
+ * lines); NULL when out of memory. Freed by rb_region_buffer_free with
+ * the same bytes. */
+void *rb_region_buffer(size_t bytes);
+void rb_region_buffer_free(void *buf, size_t bytes);
+
 #endif
