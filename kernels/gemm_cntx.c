@@ -202,7 +202,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     /* the two orders' accounts share all but where the strips' depths
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
-    "skinny up to MC rows; W block skb x sw = L1/2 (from " STRIPS_FROM         \
+    "skinny up to MC rows (2 MC in a team, 4 MC for W beyond L3); W "        \
+    "block skb x sw = L1/2 (from " STRIPS_FROM                                 \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
@@ -347,6 +348,36 @@ static void plan_requests(const rb_blocking *b, size_t groups,
      * 6336 B = 12 and 24 1.06 and 1.03; W in L3 (f32 2112) B = 12 and 24
      * 1.24 and 1.03. (An hour earlier one series had B = 12 at 0.96.) */
     out->c_tile = out->order != RB_SKINNY_STRIPS || !b->far_to_l1;
+}
+
+/* Past MC rows the packed path has more than one A block a thread to
+ * share each packed B block, yet reading W in place stayed the faster in
+ * two cases. Measured on a Zen 5 guest (MC 128 f32, 112 f64; L3 taken as
+ * 8 MiB), `roofbench run` with the bound set from outside, skinny against
+ * packed, alternated, two rounds:
+ * - W beyond L3, 1 thread: f32 P = M = 6720 (181 MB) 1.13 to 1.15 times
+ *   as fast at 192 rows, 1.11 at 256, 1.05 to 1.07 at 384, 1.03 to 1.07
+ *   at 512, 0.97 to 1.02 at 768; f64 4752 1.08 to 1.12 at 192, 1.00 to
+ *   1.07 at 384, 1.00 at 448 and 512; f64 2048 at 224 1.08 to 1.12.
+ *   At 2 threads f32 6720 1.43 to 1.45 at 192, 1.24 at 384, 1.14 to 1.16
+ *   at 512; f64 4752 1.33 to 1.36 at 256, 1.06 to 1.12 at 448; f32 2048
+ *   1.15 to 1.44 at 192 and 448. So up to 4 MC rows there.
+ * - A team, W within L3: f32 256 cubed 1.16 and 1.50, 192 x 384 x 384
+ *   1.14 and 1.42, 256 x 768 x 768 1.21 to 1.32, 256 x 1024 x 1024 1.10
+ *   to 1.12, but 512 x 1024 x 1024 0.91 to 0.98; f64 224 x 1024 x 1024
+ *   1.01 and 1.36, 224 x 512 x 512 0.82 and 1.26. So up to 2 MC rows.
+ *   (The packed path's team, each member its rows against one shared
+ *   packed B block, scaled 1.4 to 1.6 times from 1 thread to 2 there.)
+ * - One thread, W within L3: no; f32 1024 x 1024 at 256 and 512 rows
+ *   0.91 to 0.98, 2048 x 2048 (16 MB, beyond the 8 MiB) at 192 1.01 to
+ *   1.05. */
+size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
+                      int nthreads)
+{
+    const double w = (double)p * (double)m * (double)el;
+    if (w > (double)b->l3_bytes)
+        return 4 * b->skinny_max;
+    return nthreads > 1 ? 2 * b->skinny_max : b->skinny_max;
 }
 
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,

@@ -188,7 +188,8 @@ typedef struct {
     size_t mr, nr;          /* register tile of C                       */
     size_t kc, mc, nc;      /* cache blocks: depth, rows, columns       */
     const char *why;        /* where the block sizes come from          */
-    /* the skinny path (rows of A at most skinny_max): no packing, C tile
+    /* the skinny path (rows of A at most skinny_max, more for some
+     * shapes and teams: rb_skinny_rows): no packing, C tile
      * of up to RB_SKINNY_ROWS rows x sw columns, W read skb rows at a
      * time, C in blocks of sc_bytes */
     size_t skinny_max, sw, skb, sc_bytes;
@@ -235,6 +236,13 @@ typedef struct {
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                        size_t cols, size_t ld, int nthreads,
                        rb_skinny_plan *out);
+
+/* The most rows of A the blocked matmul takes on its skinny path for
+ * weights [p, m] of el bytes on a team of nthreads: skinny_max (MC), and
+ * more where the packed path measured the slower (gemm_cntx.c says where
+ * and by how much). */
+size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
+                      int nthreads);
 
 /* The most rows of W any skinny plan of b takes a block, whatever the
  * shape and stride (rb_skinny_plan_of): what a buffer for one block needs. */

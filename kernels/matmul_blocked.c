@@ -366,9 +366,9 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
     team_sync(team);
 }
 
-/* For a product with few rows of A (N at most skinny_max), every element
- * of W is used by only N FMAs: packing it, as the packed path does, would
- * move it three times for that little work. Instead each member takes an
+/* For a product with few rows of A (N at most rb_skinny_rows), every
+ * element of W is used by only N FMAs: packing it, as the packed path
+ * does, would move it three times for that little work. Instead each member takes an
  * even share of the columns of C and W (in whole strips; no barrier: the
  * shares are disjoint) and, for a block of C that fits in L2 (all N rows,
  * jc columns), walks W in blocks of skb rows: each strip of the block
@@ -564,7 +564,8 @@ static void blocked(const rb_operands *x, rb_dtype dt)
 {
     gemm_cntx cx;
     gemm_cntx_of(dt, &cx);
-    if (x->n <= cx.blk.skinny_max) {
+    if (x->n <= rb_skinny_rows(&cx.blk, rb_dtype_size(dt), x->p, x->m,
+                               x->team->nthreads)) {
         skinny(x, dt, &cx);
         return;
     }
@@ -636,7 +637,7 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     const size_t kc = min_sz(bk.kc, s.p), nc = min_sz(bk.nc, s.m);
     *shared = round_up(nc, bk.nr) * kc * el;
     *own = (round_up(bk.mc, bk.mr) * bk.kc + bk.mr * bk.nr) * el;
-    if (s.n > bk.skinny_max)
+    if (s.n > rb_skinny_rows(&bk, el, s.p, s.m, nthreads))
         return;
     /* the skinny path, planned as skinny() plans it where W's rows are m
      * apart: the run kernels' team needs the other members' partial

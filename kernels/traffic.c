@@ -444,11 +444,14 @@ static double packed(const shape_in *x, const rb_blocking *blk)
     return pack_b + pack_a + bp + ap + c;
 }
 
-/* The blocked kernel: its skinny path up to skinny_max rows, else the
- * packed one; -1 without the blocks that path needs. */
+/* The blocked kernel (one thread): its skinny path up to the rows
+ * rb_skinny_rows gives, else the packed one; -1 without the blocks that
+ * path needs. */
 static double blocked(const shape_in *x, const rb_blocking *blk)
 {
-    if (blk && blk->skinny_max > 0 && x->N <= (double)blk->skinny_max &&
+    if (blk && blk->skinny_max > 0 &&
+        x->N <= (double)rb_skinny_rows(blk, (size_t)x->sz, (size_t)x->P,
+                                       (size_t)x->M, 1) &&
         blk->sw > 0 && blk->skb > 0)
         return skinny(x, blk);
     if (blk && blk->kc > 0 && blk->mr > 0 && blk->nr > 0 && blk->mc > 0 &&
