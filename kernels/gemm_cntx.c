@@ -445,6 +445,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
             jc = wjc;
     }
     out->jc = jc < sw ? sw : jc;
+    out->own_c = nthreads > 1 && !out->runs;
     plan_requests(b, groups, out);
 }
 

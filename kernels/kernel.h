@@ -231,6 +231,9 @@ typedef struct {
     /* with W far: each call also asks for the next call's C tile (the
      * AVX-512 kernels; the AVX2 ones ask for none) */
     int c_tile;
+    /* a team's member builds each C block (N x jc) in its own workspace
+     * and copies it into C once the block is done (matmul_blocked.c) */
+    int own_c;
 } rb_skinny_plan;
 
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,

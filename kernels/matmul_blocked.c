@@ -482,8 +482,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
     char *const wpad = team->own, *const ct = wpad + plan.skb * sw * el;
     /* in a team, each C block in the member's own workspace, after the
      * right edge's part of it */
-    char *const own = team->nthreads > 1 ? team->own + skinny_edge(&cx->blk, el)
-                                         : NULL;
+    char *const own =
+        plan.own_c ? team->own + skinny_edge(&cx->blk, el) : NULL;
     const size_t oldc = own ? plan.jc : x->ldc, cld = oldc * el;
     for (size_t jb = j0; jb < j1; jb += plan.jc) {
         const size_t je = min_sz(j1, jb + plan.jc);
@@ -652,7 +652,7 @@ void matmul_blocked_workspace(rb_shape s, rb_dtype dt, int nthreads,
     if (parts > *shared)
         *shared = parts;
     const size_t edge = skinny_edge(&bk, el) +
-                        (nthreads > 1 && !plan.runs ? s.n * plan.jc * el : 0);
+                        (plan.own_c ? s.n * plan.jc * el : 0);
     if (edge > *own)
         *own = edge;
 }
