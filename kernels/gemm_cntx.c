@@ -186,7 +186,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * serve a single A block and its packing (read, write, read again)
      * would be paid by at most MC rows; below that, reading W in place
      * wins. (Measured on Xeon EMR, f32 4096 x 4096 weights, 1 thread:
-     * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) */
+     * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) In a team and
+     * with W beyond L3 it also won past MC rows: rb_skinny_rows. */
     out->skinny_max = out->mc;
     out->skinny_order = current->skinny_order;
     /* only the AVX-512 copies are built to take it (gemm_skinny.c) */
@@ -202,8 +203,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     /* the two orders' accounts share all but where the strips' depths
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
-    "skinny up to MC rows (2 MC in a team, 4 MC for W beyond L3); W "        \
-    "block skb x sw = L1/2 (from " STRIPS_FROM                                 \
+    "skinny up to MC rows, the base (2 MC in a team with two strips a "      \
+    "member, 4 MC for W beyond L3); W block skb x sw = L1/2 (from "          \
+    STRIPS_FROM                                                                \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
@@ -352,9 +354,10 @@ static void plan_requests(const rb_blocking *b, size_t groups,
 
 /* Past MC rows the packed path has more than one A block a thread to
  * share each packed B block, yet reading W in place stayed the faster in
- * two cases. Measured on a Zen 5 guest (MC 128 f32, 112 f64; L3 taken as
- * 8 MiB), `roofbench run` with the bound set from outside, skinny against
- * packed, alternated, two rounds:
+ * two cases. Measured on a Zen 5 guest (MC 128 f32, 112 f64; l3_bytes 8
+ * MiB, the default, as hwloc claimed 508 MiB of L3 a core), `roofbench
+ * run` with the bound set from outside, skinny against packed,
+ * alternated, two rounds:
  * - W beyond L3, 1 thread: f32 P = M = 6720 (181 MB) 1.13 to 1.15 times
  *   as fast at 192 rows, 1.11 at 256, 1.05 to 1.07 at 384, 1.03 to 1.07
  *   at 512, 0.97 to 1.02 at 768; f64 4752 1.08 to 1.12 at 192, 1.00 to
@@ -374,8 +377,16 @@ static void plan_requests(const rb_blocking *b, size_t groups,
 size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
                       int nthreads)
 {
+    /* A team shares out W's strips, the packed path its rows: past MC
+     * rows only where every member gets two strips or more (as in the
+     * figures above; 256 x 256 x 256 f32 at 2 threads had two a member),
+     * lest a wide team leave members idle on a narrow W */
+    const size_t strips = b->sw > 0 ? (m + b->sw - 1) / b->sw : 0;
+    if (nthreads > 1 && strips < 2 * (size_t)nthreads)
+        return b->skinny_max;
+    /* an L3 not known (0) is not one W lies beyond */
     const double w = (double)p * (double)m * (double)el;
-    if (w > (double)b->l3_bytes)
+    if (b->l3_bytes > 0 && w > (double)b->l3_bytes)
         return 4 * b->skinny_max;
     return nthreads > 1 ? 2 * b->skinny_max : b->skinny_max;
 }

@@ -424,6 +424,32 @@ static void test_blocked_on_path(const rb_config *cfg)
     /* eight rows, four, one; P past a whole vector chunk */
     test_op(RB_OP_MATVEC, (rb_shape){13, 48, 1}, "matvec_simd");
     test_blocked_vs_openblas((rb_shape){130, 257, 100});
+    /* and a team of two past the skinny path's rows in both dtypes: the
+     * packed path's team */
+    rb_blocking b32;
+    rb_blocking_of(RB_F32, &b32);
+    const size_t n64 = rb_skinny_rows(&bk, 8, 257, 100, 2),
+                 n32 = rb_skinny_rows(&b32, 4, 257, 100, 2);
+    test_blocked_vs_openblas((rb_shape){(n64 > n32 ? n64 : n32) + 3, 257, 100});
+}
+
+/* The skinny path's rows: MC (skinny_max) at one thread, 4 MC with W
+ * beyond L3 (strictly; an L3 of 0 is unknown), 2 MC in a team where each
+ * member gets two strips or more, and MC in a team with fewer. */
+static void test_skinny_rows(void)
+{
+    rb_blocking b = {.skinny_max = 100, .sw = 16, .l3_bytes = 1 << 20};
+    CHECK_INT(rb_skinny_rows(&b, 4, 100, 100, 1), 100);
+    CHECK_INT(rb_skinny_rows(&b, 4, 512, 512, 1), 100); /* 1 MiB: within */
+    CHECK_INT(rb_skinny_rows(&b, 4, 512, 513, 1), 400);
+    CHECK_INT(rb_skinny_rows(&b, 4, 100, 64, 2), 200); /* 2 strips a member */
+    CHECK_INT(rb_skinny_rows(&b, 4, 100, 48, 2), 100); /* 3 strips */
+    CHECK_INT(rb_skinny_rows(&b, 4, 100, 80, 3), 100); /* 5 strips for 3 */
+    CHECK_INT(rb_skinny_rows(&b, 4, 100, 96, 3), 200);
+    CHECK_INT(rb_skinny_rows(&b, 8, 4096, 64, 2), 400); /* beyond, 4 strips */
+    CHECK_INT(rb_skinny_rows(&b, 8, 65536, 16, 2), 100); /* beyond, 1 strip */
+    b.l3_bytes = 0;
+    CHECK_INT(rb_skinny_rows(&b, 4, 4096, 4096, 1), 100);
 }
 
 /* The skinny path's next-block order under cfg: the blocked matmul matches
@@ -656,6 +682,7 @@ int main(void)
             if (cache)
                 test_skinny_depth(&cfg);
         }
+    test_skinny_rows();
     test_every_op(full);
     test_implausible_cache(full);
     test_check_catches_errors();

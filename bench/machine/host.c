@@ -341,7 +341,7 @@ json_t *host_kernels_json(void)
                       "path", b.path, "mr", (json_int_t)b.mr, "nr",
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
-                      "skinny", "max_rows", (json_int_t)b.skinny_max,
+                      "skinny", "base_rows", (json_int_t)b.skinny_max,
                       "strip", (json_int_t)b.sw, "depth", (json_int_t)b.skb,
                       "c_block_bytes", (json_int_t)b.sc_bytes, "beyond_l3_order",
                       b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"
