@@ -232,6 +232,31 @@ static size_t cap_levels(const double *gbs, plateau *out, size_t np, int dram,
     return np;
 }
 
+/* The last cache level a plateau starting in cache level `level` (1: L1)
+ * and holding to last_bytes reaches: the next ones too while it holds at
+ * more than twice a level's capacity. */
+static size_t top_level(size_t level, double last_bytes, size_t max_caches,
+                        const double *cache_bytes)
+{
+    size_t hi = level;
+    while (cache_bytes && hi < max_caches && cache_bytes[hi - 1] > 0.0 &&
+           last_bytes > 2.0 * cache_bytes[hi - 1])
+        hi++;
+    return hi;
+}
+
+/* How many cache levels the first np plateaus take up, spans counted
+ * whole (as name_levels names them). */
+static size_t levels_used(const double *bytes, const plateau *out, size_t np,
+                          size_t max_caches, const double *cache_bytes)
+{
+    size_t level = 1;
+    for (size_t k = 0; k < np; k++)
+        level =
+            top_level(level, bytes[out[k].last], max_caches, cache_bytes) + 1;
+    return level - 1;
+}
+
 /* Sizes and names: DRAM for the last when the sweep reached it, else the
  * cache level each starts in; a plateau that holds at more than twice its
  * level's capacity spans the next levels too ("L1-L2"). */
@@ -249,10 +274,8 @@ static void name_levels(const double *bytes, size_t n, plateau *out, size_t np,
             snprintf(out[k].name, sizeof(out[k].name), "DRAM");
             continue;
         }
-        size_t hi = level;
-        while (cache_bytes && hi < max_caches && cache_bytes[hi - 1] > 0.0 &&
-               out[k].last_bytes > 2.0 * cache_bytes[hi - 1])
-            hi++;
+        const size_t hi =
+            top_level(level, out[k].last_bytes, max_caches, cache_bytes);
         if (hi == level)
             snprintf(out[k].name, sizeof(out[k].name), "L%u",
                      (unsigned)level % 100u);
@@ -289,19 +312,32 @@ size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
     if (bytes[n - 1] >= past_cache_bytes)
         ns = keep_tail(bytes, gbs, n, seg, ns);
     size_t np = merge(gbs, seg, ns, merge_ratio, out, max);
-    /* DRAM: the last level of a sweep that went past every cache, once
-     * its plateau reaches well beyond the caches too: past an eighth of
-     * the sweep's end, and past twice the largest cache where the caches
-     * are known (a plateau that ends within twice the largest cache is
-     * that cache, whose way to DRAM was not flat enough to keep: the L3
-     * of the record at keep_tail, to 135 MiB of a 260 MiB L3, had been
-     * named DRAM) */
+    /* DRAM: the last level of a sweep that went past every cache, once its
+     * plateau reaches well beyond the caches too: past an eighth of the sweep's
+     * end, and past twice the largest cache where the caches are known (a
+     * plateau that ends within twice the largest cache is that cache, whose way
+     * to DRAM was not flat enough to keep: the L3 of the record at keep_tail,
+     * to 135 MiB of a 260 MiB L3, had been named DRAM), unless the plateaus
+     * before it take up every cache level the machine has (a span such as
+     * "L1-L2" two): then it cannot be one more cache, whatever a cache's size
+     * is believed to be (recorded: a 2-thread read2 curve on a Zen 5 guest
+     * whose L3 is believed 128 MiB for the pair, L1, L2 and L3 plateaus to 18
+     * MiB, then 40 to 53 GB/s from 90 to 202 MiB and a tail too noisy to keep,
+     * 72, 71, 53 and 43 GB/s to 1 GiB; that last plateau, inside twice the L3,
+     * was taken for a fourth cache, the cap merged L2 into L3 and the renaming
+     * made one "L1-L3" of the whole curve: the read roof lost every level but
+     * one) */
     const double largest = cache_bytes && max_caches > 0
                                ? cache_bytes[max_caches - 1]
                                : 0.0;
+    const double last = np > 0 ? bytes[out[np - 1].last] : 0.0;
+    const int caches_before =
+        max_caches > 0 && np >= 2 &&
+        levels_used(bytes, out, np - 1, max_caches, cache_bytes) >= max_caches;
+    const int inside_largest = largest > 0.0 && last <= 2.0 * largest;
     const int dram = np >= 2 && bytes[n - 1] >= past_cache_bytes &&
-                     bytes[out[np - 1].last] >= past_cache_bytes / 8.0 &&
-                     !(largest > 0.0 && bytes[out[np - 1].last] <= 2.0 * largest);
+                     last >= past_cache_bytes / 8.0 &&
+                     (caches_before || !inside_largest);
     np = drop_shelves(bytes, out, np, dram, max_caches, cache_bytes);
     np = cap_levels(gbs, out, np, dram, max_caches);
     name_levels(bytes, n, out, np, dram, max_caches, cache_bytes);
