@@ -370,6 +370,66 @@ static void plateaus_recorded_noisy_tail(void)
     }
 }
 
+/* Two recorded read curves of a sweep's own roof measurement on a Zen 5
+ * guest (1 and 2 threads; L3 believed 64 and 128 MiB): L1, L2 and L3
+ * plateaus of 6 to 8 points, then a shelf of 3 on the way to DRAM (1
+ * thread: 62, 50 and 50 GB/s from 18 to 40 MiB; 2 threads: 65, 59 and
+ * 63 from 90 to 202 MiB) and DRAM. One plateau too many for three
+ * caches: merging the closest pair joined L2 and L3 ("L2-L3" at 96 GB/s,
+ * and at 2 threads all of it "L1-L3"). The short shelf goes instead. */
+static void plateaus_recorded_shelf(void)
+{
+    static const double one[][2] = {
+        {5120, 415.428},     {8192, 429.368},     {12288, 420.461},
+        {18432, 427.64},     {28160, 408.338},    {42496, 425.068},
+        {63488, 153.361},    {95232, 161.984},    {143360, 155.615},
+        {215040, 156.309},   {322560, 160.577},   {484352, 177.17},
+        {726528, 187.395},   {1089536, 100.194},  {1634304, 92.272},
+        {2451968, 95.605},   {3677696, 84.106},   {5516800, 92.258},
+        {8275456, 94.281},   {12413440, 84.634},  {18619904, 61.682},
+        {27930112, 49.895},  {41895424, 50.349},  {62843392, 38.37},
+        {94265344, 33.602},  {141398016, 29.14},  {212097024, 30.211},
+        {318145536, 28.277}, {477218304, 29.652}, {715827712, 26.461},
+        {1073741824, 24.236}};
+    static const double two[][2] = {
+        {5120, 824.996},     {8192, 800.757},     {12288, 798.977},
+        {18432, 789.714},    {27648, 760.481},    {41984, 781.244},
+        {63488, 793.828},    {95232, 779.172},    {143360, 297.858},
+        {215040, 306.806},   {322560, 306.329},   {484352, 306.25},
+        {726016, 298.264},   {1089536, 421.266},  {1634304, 323.533},
+        {2451456, 201.088},  {3677184, 185.998},  {5516288, 193.368},
+        {8274944, 184.64},   {12412928, 178.097}, {18619392, 173.43},
+        {27929600, 153.247}, {41894912, 109.288}, {62842880, 90.876},
+        {94265344, 64.718},  {141398016, 58.686}, {212097024, 63.093},
+        {318145536, 45.717}, {477217792, 53.669}, {715827200, 55.602},
+        {1073741824, 52.857}};
+    const double gib = 1024.0 * 1024 * 1024, mib = 1048576.0;
+    const double caches[2][3] = {{48 * 1024.0, mib, 64 * mib},
+                                 {96 * 1024.0, 2 * mib, 128 * mib}};
+    const double lo[2][4] = {{400, 150, 84, 24}, {760, 290, 170, 45}},
+                 hi[2][4] = {{440, 175, 100, 35}, {830, 320, 200, 65}};
+    for (int t = 0; t < 2; t++) {
+        const double(*rec)[2] = t == 0 ? one : two;
+        const size_t n = sizeof(one) / sizeof(one[0]);
+        double x[64], y[64];
+        for (size_t i = 0; i < n; i++) {
+            x[i] = rec[i][0];
+            y[i] = rec[i][1];
+        }
+        plateau p[8];
+        const size_t np =
+            plateau_detect(x, y, n, 1.12, gib * 0.99, 3, caches[t], p, 8);
+        CHECK_INT(np, 4);
+        for (size_t i = 0; i < np && np == 4; i++) {
+            CHECK(strcmp(p[i].name, names[i]) == 0);
+            CHECK(p[i].gbs >= lo[t][i] && p[i].gbs <= hi[t][i]);
+        }
+        /* the shelf is in no level */
+        if (np == 4)
+            CHECK(p[2].last_bytes < 18 * mib && p[3].first_bytes > 60 * mib);
+    }
+}
+
 /* The degenerate curves: a flat one and an empty one. */
 static void plateaus_flat(void)
 {
@@ -393,6 +453,7 @@ static void test_plateaus(void)
     plateaus_named();
     plateaus_recorded_guest();
     plateaus_recorded_noisy_tail();
+    plateaus_recorded_shelf();
     plateaus_flat();
 }
 

@@ -31,17 +31,18 @@ typedef struct {
  * reaches past an eighth of it and past twice the largest cache, or when the
  * plateaus before it take up every cache level; the others are L1, L2, ... in
  * order. A machine cannot show more cache levels than it has: with max_caches >
- * 0, the two neighbouring cache plateaus closest in bandwidth are merged until
- * at most max_caches remain (a bump in a noisy transition otherwise becomes a
- * level of its own and shifts every name after it). cache_bytes (NULL, or
- * max_caches entries, 0 where unknown) is what the threads can hold at each
- * level together: a plateau that still holds at more than twice its level's
- * capacity spans the next level too (stores run at one rate in L1 and L2 on
- * some cores) and is named "L1-L2", the next plateau then "L3". Only an
- * overflow renames, so a cache size that is reported too large (as CPUID does
- * in some virtual machines) cannot. A plateau other than DRAM that holds past
- * twice the largest level's capacity is a stretch of the way to DRAM and is
- * dropped before the cap on the number of levels applies.
+ * 0, a shelf (a cache plateau after the first with fewer points than every
+ * cache plateau beside it) is dropped, else the two neighbouring cache plateaus
+ * closest in bandwidth are merged, until at most max_caches remain (a bump in a
+ * noisy transition otherwise becomes a level of its own and shifts every name
+ * after it). cache_bytes (NULL, or max_caches entries, 0 where unknown) is what
+ * the threads can hold at each level together: a plateau that still holds at
+ * more than twice its level's capacity spans the next level too (stores run at
+ * one rate in L1 and L2 on some cores) and is named "L1-L2", the next plateau
+ * then "L3". Only an overflow renames, so a cache size that is reported too
+ * large (as CPUID does in some virtual machines) cannot. A plateau other than
+ * DRAM that holds past twice the largest level's capacity is a stretch of the
+ * way to DRAM and is dropped before the cap on the number of levels applies.
  * Returns the number of plateaus written (at most max). */
 size_t plateau_detect(const double *bytes, const double *gbs, size_t n,
                       double merge_ratio, double past_cache_bytes,
