@@ -255,6 +255,22 @@ static void plateaus_named(void)
     }
 }
 
+/* plateau_detect as the ceilings call it (merge ratio 1.12, DRAM past 1
+ * GiB, three caches of the sizes given) on a recorded curve of n (bytes,
+ * GB/s) points. */
+static size_t detect_recorded(const double (*rec)[2], size_t n,
+                              const double caches[3], plateau *p)
+{
+    double x[64], y[64];
+    const double gib = 1024.0 * 1024 * 1024;
+    n = n < 64 ? n : 64;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = rec[i][0];
+        y[i] = rec[i][1];
+    }
+    return plateau_detect(x, y, n, 1.12, gib * 0.99, 3, caches, p, 8);
+}
+
 /* A recorded 2-thread read curve (best of 5 samples, Zen 5 guest whose two
  * cores each claimed a 508 MiB L3): L1 to 93 KiB, L2 near 330 GB/s to
  * 1.6 MiB, L3 near 205 GB/s to 12 MiB, then a slow fall to DRAM near 82.
@@ -277,15 +293,10 @@ static void plateaus_recorded_guest(void)
         {318145536, 82.4219}, {477217792, 83.7583}, {715827200, 81.522},
         {1073741824, 81.4278}};
     const size_t n = sizeof(rec) / sizeof(rec[0]);
-    double x[64], y[64];
-    for (size_t i = 0; i < n; i++) {
-        x[i] = rec[i][0];
-        y[i] = rec[i][1];
-    }
-    const double gib = 1024.0 * 1024 * 1024, mib = 1048576.0;
+    const double mib = 1048576.0;
     const double believed[3] = {96 * 1024.0, 2 * mib, 128 * mib};
     plateau p[8];
-    size_t np = plateau_detect(x, y, n, 1.12, gib * 0.99, 3, believed, p, 8);
+    size_t np = detect_recorded(rec, n, believed, p);
     CHECK_INT(np, 4);
     for (size_t i = 0; i < np && np == 4; i++)
         CHECK(strcmp(p[i].name, names[i]) == 0);
@@ -298,7 +309,7 @@ static void plateaus_recorded_guest(void)
     /* with the claim taken whole the tail is "inside" the L3, yet three
      * cache plateaus come before it: DRAM all the same */
     const double claimed[3] = {96 * 1024.0, 2 * mib, 1016 * mib};
-    np = plateau_detect(x, y, n, 1.12, gib * 0.99, 3, claimed, p, 8);
+    np = detect_recorded(rec, n, claimed, p);
     CHECK_INT(np, 4);
     CHECK(np > 0 && strcmp(p[np - 1].name, "DRAM") == 0);
 }
@@ -337,18 +348,11 @@ static void plateaus_recorded_noisy_tail(void)
         {94265344, 72.2044}, {141398016, 55.6396}, {212097024, 52.8001},
         {318145536, 33.9096}, {477217792, 35.7881}, {715827200, 47.8517},
         {1073741824, 46.9241}};
-    const double gib = 1024.0 * 1024 * 1024, mib = 1048576.0;
+    const double mib = 1048576.0;
     const double believed[3] = {96 * 1024.0, 2 * mib, 128 * mib};
-    const size_t n = sizeof(read2) / sizeof(read2[0]);
-    _Static_assert(sizeof(read2) == sizeof(write), "one grid");
-    double x[64], y[64], z[64];
-    for (size_t i = 0; i < n; i++) {
-        x[i] = read2[i][0];
-        y[i] = read2[i][1];
-        z[i] = write[i][1];
-    }
     plateau p[8];
-    size_t np = plateau_detect(x, y, n, 1.12, gib * 0.99, 3, believed, p, 8);
+    size_t np = detect_recorded(read2, sizeof(read2) / sizeof(read2[0]),
+                                believed, p);
     CHECK_INT(np, 4);
     for (size_t i = 0; i < np && np == 4; i++)
         CHECK(strcmp(p[i].name, names[i]) == 0);
@@ -358,9 +362,7 @@ static void plateaus_recorded_noisy_tail(void)
         CHECK(p[3].gbs > 35.0 && p[3].gbs < 60.0);
         CHECK(p[3].first_bytes > 64 * mib);
     }
-    for (size_t i = 0; i < n; i++)
-        x[i] = write[i][0];
-    np = plateau_detect(x, z, n, 1.12, gib * 0.99, 3, believed, p, 8);
+    np = detect_recorded(write, sizeof(write) / sizeof(write[0]), believed, p);
     CHECK_INT(np, 3);
     if (np == 3) {
         CHECK(strcmp(p[0].name, "L1-L2") == 0);
@@ -391,7 +393,7 @@ static void plateaus_recorded_shelf(void)
         {94265344, 33.602},  {141398016, 29.14},  {212097024, 30.211},
         {318145536, 28.277}, {477218304, 29.652}, {715827712, 26.461},
         {1073741824, 24.236}};
-    static const double two[][2] = {
+    static const double two[sizeof(one) / sizeof(one[0])][2] = {
         {5120, 824.996},     {8192, 800.757},     {12288, 798.977},
         {18432, 789.714},    {27648, 760.481},    {41984, 781.244},
         {63488, 793.828},    {95232, 779.172},    {143360, 297.858},
@@ -403,22 +405,16 @@ static void plateaus_recorded_shelf(void)
         {94265344, 64.718},  {141398016, 58.686}, {212097024, 63.093},
         {318145536, 45.717}, {477217792, 53.669}, {715827200, 55.602},
         {1073741824, 52.857}};
-    const double gib = 1024.0 * 1024 * 1024, mib = 1048576.0;
+    const double mib = 1048576.0;
     const double caches[2][3] = {{48 * 1024.0, mib, 64 * mib},
                                  {96 * 1024.0, 2 * mib, 128 * mib}};
     const double lo[2][4] = {{400, 150, 84, 24}, {760, 290, 170, 45}},
                  hi[2][4] = {{440, 175, 100, 35}, {830, 320, 200, 65}};
     for (int t = 0; t < 2; t++) {
-        const double(*rec)[2] = t == 0 ? one : two;
-        const size_t n = sizeof(one) / sizeof(one[0]);
-        double x[64], y[64];
-        for (size_t i = 0; i < n; i++) {
-            x[i] = rec[i][0];
-            y[i] = rec[i][1];
-        }
         plateau p[8];
-        const size_t np =
-            plateau_detect(x, y, n, 1.12, gib * 0.99, 3, caches[t], p, 8);
+        const size_t np = detect_recorded(t == 0 ? one : two,
+                                          sizeof(one) / sizeof(one[0]),
+                                          caches[t], p);
         CHECK_INT(np, 4);
         for (size_t i = 0; i < np && np == 4; i++) {
             CHECK(strcmp(p[i].name, names[i]) == 0);
