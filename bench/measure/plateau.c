@@ -216,7 +216,7 @@ static size_t points(const plateau *p)
 
 /* A cache plateau after the first with fewer points than every cache
  * plateau beside it: a bump or a shelf in a transition, the likeliest
- * plateau that is no level. Returns its index, or np for none. */
+ * plateau that is no level. Returns its index, or nc for none. */
 static size_t short_shelf(const plateau *out, size_t nc)
 {
     size_t pick = nc;
