@@ -374,8 +374,8 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  * L2 (all N rows, jc columns), walks W in blocks of skb rows: each strip
  * of the block (skb x sw) comes from memory once, for the first row
  * group, and from L1 or L2 for the others, and the C tile (up to 6 rows x
- * sw) stays in registers for the skb rank-1 updates. W is read once per call, in
- * place. rb_skinny_plan_of (gemm_cntx.c) sizes the blocks.
+ * sw) stays in registers for the skb rank-1 updates. W is read once per
+ * call, in place. rb_skinny_plan_of (gemm_cntx.c) sizes the blocks.
  *
  * In a team, each member builds its C block in its own workspace (N rows
  * x jc columns, jc apart) and copies it into C when the block is done,

@@ -930,6 +930,24 @@ static void test_region_park(void)
     rb_region_unmap(&r);
 }
 
+/* A team workspace's buffer: on a huge page boundary, in whole huge
+ * pages, writable to its end, and gone to its last page once freed. */
+static void test_region_buffer(void)
+{
+    const size_t huge = (size_t)2 << 20, bytes = 3 * huge + 100;
+    char *const b = rb_region_buffer(bytes);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    CHECK((uintptr_t)b % huge == 0);
+    memset(b, 7, bytes);
+    CHECK(page_mapped(b + 4 * huge - 4096));
+    CHECK(b[bytes - 1] == 7);
+    rb_region_buffer_free(b, bytes);
+    CHECK(!page_mapped(b));
+    CHECK(!page_mapped(b + 4 * huge - 4096));
+}
+
 /* One cache level from hwloc, on synthetic topologies with known sizes:
  * a core's share, and what the level is believed to hold (in a guest,
  * every cache at most RB_CACHE_PER_CORE_MAX a core below it; on bare
@@ -1095,5 +1113,6 @@ int main(void)
     test_bw_layout();
     test_operand_layout();
     test_region_park();
+    test_region_buffer();
     return check_status("test_ceilings");
 }

@@ -127,31 +127,33 @@ void rb_region_unmap(rb_region *r)
 
 enum { HUGE_PAGE = 2 << 20 };
 
-/* A buffer's mapping: whole huge pages and one more, so that the buffer
- * can start on a huge page boundary */
+/* A buffer's length: whole huge pages */
 static size_t buffer_len(size_t bytes)
 {
-    return ((bytes ? bytes : 1) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE +
-           HUGE_PAGE;
+    return ((bytes ? bytes : 1) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
 }
 
+/* Mapped a huge page longer than the buffer, which then starts on the
+ * first huge page boundary in it; what lies before and after the buffer
+ * goes back, so that the buffer alone is the mapping. */
 void *rb_region_buffer(size_t bytes)
 {
     const size_t len = buffer_len(bytes);
-    char *m = map_anon(len);
+    char *const m = map_anon(len + HUGE_PAGE);
     if (m == MAP_FAILED)
         return NULL;
-    const uintptr_t at =
-        ((uintptr_t)m + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    /* the page before the buffer holds where the mapping starts */
-    char *const buf = (char *)at == m ? m + HUGE_PAGE : (char *)at;
-    ((char **)(void *)buf)[-1] = m;
-    advise(buf, len - (size_t)(buf - m));
+    char *const buf =
+        (char *)(((uintptr_t)m + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+    if (buf > m)
+        munmap(m, (size_t)(buf - m));
+    /* never empty: the buffer starts less than a huge page in */
+    munmap(buf + len, (size_t)(m + HUGE_PAGE - buf));
+    advise(buf, len);
     return buf;
 }
 
 void rb_region_buffer_free(void *buf, size_t bytes)
 {
     if (buf)
-        munmap(((char **)buf)[-1], buffer_len(bytes));
+        munmap(buf, buffer_len(bytes));
 }
