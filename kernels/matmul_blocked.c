@@ -427,7 +427,18 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  *   stored strip after strip, 8 KiB of a block's strip in a row (0.8
  *   times as fast at B = 8 and 16): the pages of a block's 32 rows
  *   (rb_skinny_plan_of), streamed side by side, are what feeds this
- *   path.
+ *   path. Later still, on a Zen 5 guest (f32, 1 thread, alternated in
+ *   one process), two more: the requests fanned out, row r of a block
+ *   asking for the strip plan.ahead + (r mod 3 or 4) to the right, so
+ *   that the lines in flight lie at several columns (in a synthetic read
+ *   of the same pattern with 4 to 16 FMAs a vector, 0.9 to 1.1 times a
+ *   linear stream's rate where the plain order ran 0.65 to 0.9, the
+ *   least at rows a multiple of 2 KiB apart), in this kernel 0.83 to
+ *   1.07 times as fast (mostly below 0.9; P = M = 4096 and 7296, B = 4
+ *   to 16); and the next W block copied into a contiguous buffer by the
+ *   steps of this one, a strip's row every `groups` steps (at P = M =
+ *   7296, B = 16, 40 to 110 GFLOP/s against the strips' 150: the copy's
+ *   loads from DRAM stall the steps).
  * - both orders, W beyond L2: each call of the AVX-512 kernels also asks
  *   for the next call's C tile over its first steps (gemm_skinny.c says
  *   why not AVX2's), unless the plan says not to (plan.c_tile: not in
