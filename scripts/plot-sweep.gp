@@ -18,7 +18,7 @@
 # roof_now_fraction,probe_gflops,probe_fraction,probe_roof_fraction;
 # sweep-roofs.csv: source (host, probe or a profile),dtype,threads,weights,
 # batch,peak_fraction; sweep-knees.csv: weights,kernel,dtype,threads,
-# knee50,knee50_peak_fraction,knee90,ridge_batch.
+# knee50,knee50_peak_fraction,knee90,ridge_batch,ridge_batch_now.
 set datafile separator ","
 add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
                     (list eq "" ? w : list . " " . w)

@@ -289,8 +289,51 @@ static void test_fastest_sibling(void)
     CHECK(report_sweep_fastest_sibling(&a, &c[2]) == NULL);
 }
 
+/* The roof around a curve's points: the medians of each point's larger
+ * figure, before or after it, of the peak and of the read bandwidth;
+ * points missing either left out. */
+static void test_roof_now(void)
+{
+    sweep_point pts[5];
+    memset(pts, 0, sizeof(pts));
+    const double fig[5][4] = {
+        /* peak before, after, read before, after */
+        {100.0, 110.0, 30.0, 20.0}, /* 110, 30 */
+        {120.0, 90.0, 25.0, 40.0},  /* 120, 40 */
+        {80.0, 95.0, 10.0, 12.0},   /* 95, 12 */
+        {500.0, 500.0, 0.0, 99.0},  /* read not measured: left out */
+        {0.0, 700.0, 70.0, 70.0},   /* peak not measured: left out */
+    };
+    for (int i = 0; i < 5; i++) {
+        pts[i].row.peak_before = fig[i][0];
+        pts[i].row.peak_after = fig[i][1];
+        pts[i].row.read_before = fig[i][2];
+        pts[i].row.read_after = fig[i][3];
+    }
+    sweep_result res = {.points = pts, .npoints = 5};
+    sweep_doc doc = {.res = &res};
+    sweep_curve c;
+    memset(&c, 0, sizeof(c));
+    for (size_t i = 0; i < 5; i++)
+        c.idx[c.n++] = i;
+    double peak = 0.0, bw = 0.0;
+    CHECK_INT(report_sweep_roof_now(&doc, &c, &peak, &bw), 0);
+    CHECK(NEAR(peak, 110.0, 1e-12));
+    CHECK(NEAR(bw, 30.0, 1e-12));
+    /* an even count: the mean of the middle two */
+    c.n = 2;
+    CHECK_INT(report_sweep_roof_now(&doc, &c, &peak, &bw), 0);
+    CHECK(NEAR(peak, 115.0, 1e-12));
+    CHECK(NEAR(bw, 35.0, 1e-12));
+    /* none measured: no roof */
+    c.idx[0] = 3;
+    c.idx[1] = 4;
+    CHECK_INT(report_sweep_roof_now(&doc, &c, &peak, &bw), -1);
+}
+
 int main(void)
 {
+    test_roof_now();
     test_fastest_sibling();
     test_grid();
     test_ridge();

@@ -195,19 +195,25 @@ static void summary_sweep(const json_t *sw, FILE *f)
         const char *k = json_string_value(json_object_get(row, "kernel"));
         const json_t *kn =
             json_object_get(json_object_get(row, "knee50"), "batch");
-        const json_t *rb =
-            json_object_get(json_object_get(row, "predicted"), "ridge_batch");
+        const json_t *pr = json_object_get(row, "predicted");
+        const json_t *rb = json_object_get(pr, "ridge_batch"),
+                     *now = json_object_get(pr, "ridge_batch_now");
         if (!k || strcmp(k, "matmul_blocked") != 0 || !json_is_number(kn) ||
             !json_is_number(rb))
             continue;
+        char also[96] = "";
+        if (json_is_number(now))
+            snprintf(also, sizeof(also),
+                     " (%.3g at the roof measured around its points)",
+                     json_number_value(now));
         fprintf(f,
                 "  sweep knee, matmul_blocked %s, %lld thread%s, %s "
-                "weights: B %.3g measured, %.3g predicted\n",
+                "weights: B %.3g measured, %.3g predicted%s\n",
                 esc(json_string_value(json_object_get(row, "dtype"))),
                 (long long)json_integer_value(json_object_get(row, "threads")),
                 rb_plural(json_integer_value(json_object_get(row, "threads"))),
                 esc(json_string_value(json_object_get(row, "weights"))),
-                json_number_value(kn), json_number_value(rb));
+                json_number_value(kn), json_number_value(rb), also);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "jdoc.h"
 #include "plot.h"
 #include "report_run.h"
+#include "stats.h"
 
 /* ---- the analysis ---------------------------------------------------------- */
 
@@ -239,8 +240,37 @@ int report_sweep_analyse(const sweep_doc *doc, sweep_analysis *a, rb_err *e)
             g[j] = harness_row_gflops(&p->row);
         }
         c->has_knee = c->n >= 2 && sweep_knee_find(b, g, c->n, &c->knee) == 0;
+        /* the contrast's ridge is 0 or never, whatever the roof */
+        if (c->has_roof && c->kernel->op != RB_OP_BATCHED &&
+            report_sweep_roof_now(doc, c, &c->peak_now, &c->bw_now) == 0) {
+            c->has_now = 1;
+            c->ridge_now = sweep_ridge_batch(
+                c->p, c->m, (unsigned)rb_dtype_size(doc->plan->dtypes[c->d]),
+                c->peak_now, c->bw_now);
+        }
     }
     return RB_OK;
+}
+
+int report_sweep_roof_now(const sweep_doc *doc, const sweep_curve *c,
+                          double *peak, double *bw)
+{
+    double pk[SWEEP_MAX_POINTS], rd[SWEEP_MAX_POINTS];
+    size_t n = 0;
+    for (size_t j = 0; j < c->n && j < SWEEP_MAX_POINTS; j++) {
+        const harness_row *r = &doc->res->points[c->idx[j]].row;
+        if (!(r->peak_before > 0.0 && r->peak_after > 0.0 &&
+              r->read_before > 0.0 && r->read_after > 0.0))
+            continue;
+        pk[n] = fmax(r->peak_before, r->peak_after);
+        rd[n] = fmax(r->read_before, r->read_after);
+        n++;
+    }
+    if (n == 0)
+        return -1;
+    *peak = stats_median(pk, n);
+    *bw = stats_median(rd, n);
+    return 0;
 }
 
 void report_sweep_analysis_free(sweep_analysis *a)
@@ -385,6 +415,18 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             /* a knee at the first point is an upper bound, so is this */
             jd_set(jd, o, "knee50_over_ridge_is_upper_bound",
                    json_boolean(c->knee.at_first[0]));
+        }
+        if (c->has_now) {
+            json_t *pr = json_object_get(o, "predicted");
+            jd_set(jd, pr, "peak_gflops_now", jd_num(c->peak_now));
+            jd_set(jd, pr, "weights_gbs_now", jd_num(c->bw_now));
+            jd_set(jd, pr, "ridge_batch_now", jd_num(c->ridge_now));
+            jd_set(jd, pr, "how_now",
+                   jd_str("the same at the medians of the peak and the "
+                          "read bandwidth measured around the points"));
+            if (c->has_knee && isfinite(c->ridge_now) && c->ridge_now > 0.0)
+                jd_set(jd, o, "knee50_over_ridge_now",
+                       jd_num(c->knee.knee[0] / c->ridge_now));
         }
         const double k = roof_knee50(doc, c, c->has_knee ? &c->knee : NULL);
         if (isfinite(k) && k > 0.0) {
@@ -726,7 +768,7 @@ static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
 {
     csv c = {0};
     csv_header(&c, "weights,kernel,dtype,threads,knee50,knee50_peak_fraction,"
-                   "knee90,ridge_batch");
+                   "knee90,ridge_batch,ridge_batch_now");
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *cv = &a->curves[i];
         if (!cv->has_knee || !cv->has_roof)
@@ -740,6 +782,10 @@ static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
         csv_num(&c, "%.6g", cv->knee.knee[1]);
         if (isfinite(cv->ridge_b))
             csv_num(&c, "%.6g", cv->ridge_b);
+        else
+            csv_empty(&c);
+        if (cv->has_now && isfinite(cv->ridge_now))
+            csv_num(&c, "%.6g", cv->ridge_now);
         else
             csv_empty(&c);
         csv_end(&c);
@@ -1093,7 +1139,8 @@ static void knee_row(const sweep_doc *doc, const sweep_curve *c,
                      const char *name, const sweep_knee *k, FILE *f)
 {
     char k50[24] = "-", k90[24] = "-", rb[24] = "n/a", ratio[24] = "n/a",
-         plat[24] = "-", rk[24] = "n/a", rkr[24] = "n/a";
+         plat[24] = "-", rk[24] = "n/a", rkr[24] = "n/a", rn[24] = "n/a",
+         rnr[24] = "n/a";
     if (k) {
         fmt_batch(k50, sizeof(k50), k->knee[0], k->at_first[0]);
         fmt_batch(k90, sizeof(k90), k->knee[1], k->at_first[1]);
@@ -1105,14 +1152,19 @@ static void knee_row(const sweep_doc *doc, const sweep_curve *c,
     if (c->has_roof && k)
         fmt_ratio(ratio, sizeof(ratio), k->knee[0] / c->ridge_b,
                   k->at_first[0]);
+    if (c->has_now)
+        fmt_batch(rn, sizeof(rn), c->ridge_now, 0);
+    if (c->has_now && k)
+        fmt_ratio(rnr, sizeof(rnr), k->knee[0] / c->ridge_now,
+                  k->at_first[0]);
     const double r = roof_knee50(doc, c, k);
     fmt_batch(rk, sizeof(rk), r, 0);
     if (k)
         fmt_ratio(rkr, sizeof(rkr), k->knee[0] / r, k->at_first[0]);
-    fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %9s\n",
+    fprintf(f, "%-8s %-5s %3d %-16s %10s %8s %8s %8s %9s %8s %8s %8s %9s\n",
             doc->plan->levels[c->level].name,
             rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-            name, plat, k50, k90, rb, ratio, rk, rkr);
+            name, plat, k50, k90, rb, ratio, rn, rnr, rk, rkr);
 }
 
 static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
@@ -1121,9 +1173,10 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                "plateau (log-log interpolation),\nbeside the B where the "
                "host roof turns compute-bound (measured peak and the "
                "weights'\nlevel bandwidth, exact bytes)\n");
-    fprintf(f, "%-8s %-5s %3s %-16s %10s %8s %8s %8s %9s %8s %9s\n", "weights",
-            "dtype", "thr", "kernel", "plateau", "knee50", "knee90", "ridge B",
-            "k50/ridge", "roof k50", "k50/roof");
+    fprintf(f, "%-8s %-5s %3s %-16s %10s %8s %8s %8s %9s %8s %8s %8s %9s\n",
+            "weights", "dtype", "thr", "kernel", "plateau", "knee50", "knee90",
+            "ridge B", "k50/ridge", "now B", "k50/now", "roof k50",
+            "k50/roof");
     for (size_t i = 0; i < a->ncurves; i++)
         knee_row(doc, &a->curves[i], a->curves[i].kernel->name,
                  a->curves[i].has_knee ? &a->curves[i].knee : NULL, f);
@@ -1136,7 +1189,10 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
             knee_row(doc, &a->curves[i], "streaming probe", &pl.knee, f);
     }
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
-               "beyond the grid. roof k50: where a kernel\nthat follows "
+               "beyond the grid. now B: the ridge B at\nthe medians of the "
+               "peak and the read bandwidth measured around the curve's "
+               "points (the host's\nroof while they ran; the ridge B column "
+               "takes the roofline's). roof k50: where a kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
                "it; a roofline\nkernel whose plateau is the peak has its "
                "50%% knee at about half the ridge B.\n");

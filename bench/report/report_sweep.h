@@ -41,6 +41,11 @@ typedef struct {
     double peak, bw;    /* GFLOP/s, GB/s                           */
     char bw_level[16];  /* the level the weights sit in            */
     double ridge_b;     /* where the roof turns compute-bound      */
+    /* the same at the peak and read bandwidth measured around the
+     * points (report_sweep_roof_now): the host's roof while the curve
+     * was measured, where the roofline's was taken minutes before */
+    int has_now;
+    double peak_now, bw_now, ridge_now;
     int has_knee;
     sweep_knee knee;
 } sweep_curve;
@@ -52,6 +57,13 @@ typedef struct {
 
 int report_sweep_analyse(const sweep_doc *doc, sweep_analysis *a, rb_err *e);
 void report_sweep_analysis_free(sweep_analysis *a);
+
+/* The medians over curve c's points of the peak and the read bandwidth
+ * measured around each (the larger of the figures before and after it),
+ * points without both left out: *peak in GFLOP/s, *bw in GB/s. Returns
+ * -1 where no point has them. */
+int report_sweep_roof_now(const sweep_doc *doc, const sweep_curve *c,
+                          double *peak, double *bw);
 
 /* The documents and the chart into the folder; *json_text gets
  * sweep.json. A chart that fails costs the chart only: its reason is
