@@ -968,6 +968,19 @@ static void sweep_curves(json_t *doc)
         json_t *k50 = json_object_get(c, "knee50");
         CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
         CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
+        /* a matmul's ridge at the roof measured around its points, where
+         * the roofline gives one; the contrast's is 0 or never */
+        json_t *pr = json_object_get(c, "predicted");
+        const char *k = jstr(c, "kernel", NULL);
+        if (pr && k && strcmp(k, "batched") != 0) {
+            const double pk = json_number_value(
+                             json_object_get(pr, "peak_gflops_now")),
+                         bw = json_number_value(
+                             json_object_get(pr, "weights_gbs_now"));
+            CHECK(pk > 0.0 && bw > 0.0);
+            CHECK(json_number_value(json_object_get(pr, "ridge_batch_now")) >
+                  0.0);
+        }
     }
     /* the probe's own curve per dtype, with a point at every B */
     json_t *pcs = json_object_get(doc, "probe_curves");
@@ -1076,7 +1089,7 @@ static void test_sweep(void)
         sweep_point(p, &above_json, &over_json, &frac_min);
     /* each curve's rise from B = 1 to 4 beside the roof's own, which is
      * the ratio of the two points' bounds (matmul_blocked, f64) */
-    double bound1 = NAN, bound4 = NAN;
+    double bound1 = NAN, bound4 = NAN, now1 = NAN, now4 = NAN;
     json_array_foreach(points, i, p)
     {
         if (strcmp(jstr(p, "kernel", NULL), "matmul_blocked") != 0 ||
@@ -1085,16 +1098,26 @@ static void test_sweep(void)
         const json_int_t b = json_integer_value(json_object_get(p, "batch"));
         const double at = json_number_value(json_object_get(
             json_object_get(p, "roofline"), "attainable_gflops"));
-        if (b == 1)
+        const double now = json_number_value(
+            json_object_get(json_object_get(p, "roof_now"), "gflops"));
+        if (b == 1) {
             bound1 = at;
-        else if (b == 4)
+            now1 = now;
+        } else if (b == 4) {
             bound4 = at;
+            now4 = now;
+        }
     }
     CHECK(bound1 > 0.0 && bound4 > bound1);
-    char rise[64];
+    char rise[96];
     snprintf(rise, sizeof(rise), "(B 1 -> 4, x");
     CHECK_STR_HAS(r.out, rise);
-    snprintf(rise, sizeof(rise), ", the roof's x%.2f)", bound4 / bound1);
+    snprintf(rise, sizeof(rise), ", the roof's x%.2f,", bound4 / bound1);
+    CHECK_STR_HAS(r.out, rise);
+    /* and at the roofs measured around the two points */
+    CHECK(now1 > 0.0 && now4 > 0.0);
+    snprintf(rise, sizeof(rise), ", x%.2f at the roofs measured around them)",
+             now4 / now1);
     CHECK_STR_HAS(r.out, rise);
     CHECK_INT(count_marked(r.out, '!'), above_json);
     CHECK_INT(count_marked(r.out, '+'), over_json);

@@ -1016,9 +1016,17 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
                 g1 / g0);
         roof_bound b0, b1;
         if (bound_of(doc, &p0->row, &b0) == 0 &&
-            bound_of(doc, &p1->row, &b1) == 0 && b0.attainable_gflops > 0)
+            bound_of(doc, &p1->row, &b1) == 0 && b0.attainable_gflops > 0) {
             fprintf(f, ", the roof's x%.2f",
                     b1.attainable_gflops / b0.attainable_gflops);
+            /* the host moves: the same rise at the roofs measured around
+             * the two points */
+            double n0, n1, pk, rd;
+            if (bound_now(&b0, &p0->row, &n0, &pk, &rd) == 0 &&
+                bound_now(&b1, &p1->row, &n1, &pk, &rd) == 0 && n0 > 0.0)
+                fprintf(f, ", x%.2f at the roofs measured around them",
+                        n1 / n0);
+        }
         fprintf(f, ")");
     }
     if (said)
