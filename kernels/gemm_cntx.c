@@ -198,6 +198,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
                                   (path->needs & RB_ISA_AVX512F) != 0
                               ? current->shallow_groups
                               : SHALLOW_GROUPS;
+    out->quiet_l3_groups = (path->needs & RB_ISA_AVX512F) != 0
+                               ? current->quiet_l3_groups
+                               : 0;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths
@@ -209,7 +212,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
-    "); C block of all rows = L2/2"
+    "; W within L3 as in L2 up to quiet_l3_groups row groups); C block of "   \
+    "all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -401,14 +405,33 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * again only holds fill buffers (from L2 it then streamed a quarter
      * slower) */
     const double share = (double)p * (double)cols * (double)el;
-    out->far = share > 2.0 * (double)b->sc_bytes;
+    const int beyond_l2 = share > 2.0 * (double)b->sc_bytes,
+              beyond_l3 = share * (double)(nthreads > 0 ? nthreads : 1) >
+                          (double)b->l3_bytes;
+    /* One or two rows of A, W from beyond L2: the run kernels (below) */
+    out->runs = beyond_l2 && n <= 2;
+    /* W within L3 on the copies configured so (quiet_l3_groups: the
+     * AVX-512 path on Zen 5, host.c), up to that many row groups: read as
+     * from L2, its blocks and nothing asked for ahead, which the hardware
+     * prefetchers then do better. Measured on a Zen 5 guest (l3_bytes 8
+     * MiB, the default; its L3 32 MiB), the kernel called directly and
+     * the two alternated call by call in one process, medians of 3 to 5
+     * rounds, against the strips with their requests: 1 thread f32 P = M
+     * = 640, 960 and 1280 (1.6 to 6.6 MB), B = 3 to 18, 1.04 to 1.18
+     * times as fast (most 1.08 to 1.16); f64 704 (4 MB) B = 6 to 16 1.07
+     * to 1.11; but B = 24 to 128 0.98 to 1.01 (f32) and 0.95 to 0.98
+     * (f64), so not from four groups on. The requests dropped but the
+     * shallow blocks kept: 0.94 to 1.0; L2's blocks (96 rows) with the
+     * first group's near requests: 1.10 to 1.13. Past l3_bytes, where
+     * the requests stay: at 8.3 MB (f32 1440) 1.04 to 1.09 without them,
+     * at 16 MB 0.92 to 1.21, from 26 MB (f32 2560) 0.82 to 0.91. */
+    out->far = beyond_l2 &&
+               (out->runs || beyond_l3 || groups > b->quiet_l3_groups);
     /* the next-block order paces the loop near DRAM's rate (gemm_skinny.c):
      * with W in L3 it measured 0.7 times the strip order at B = 1 (f32
      * 2048 x 2048 on Zen 5), so only for W beyond all of L3 */
-    out->order = out->far && share * (double)(nthreads > 0 ? nthreads : 1) >
-                                 (double)b->l3_bytes
-                     ? b->skinny_order
-                     : RB_SKINNY_STRIPS;
+    out->order =
+        out->far && beyond_l3 ? b->skinny_order : RB_SKINNY_STRIPS;
     /* C blocks of all n rows in sc_bytes */
     size_t jc = b->sc_bytes / ((n > 0 ? n : 1) * el) / sw * sw;
     /* One or two rows of A, W from beyond L2: long runs of W, four at a
@@ -429,7 +452,6 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * times as fast, but B = 3 0.91 to 1.02 and B = 5 0.96 to 1.07, so
      * one or two rows only (the strips' B = 4, 0.58 of the probe where
      * B = 3 and 5 reach 0.75, is the oddity there). */
-    out->runs = out->far && n <= 2;
     if (out->runs) {
         out->order = RB_SKINNY_STRIPS;
         out->skb = 4;

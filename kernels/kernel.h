@@ -160,6 +160,9 @@ typedef struct {
     size_t shallow_groups; /* its W blocks from beyond L2 32 rows deep up to
                               this many row groups on the AVX-512 path
                               (0: the default, 6, as on the others) */
+    size_t quiet_l3_groups; /* its W within L3 read as from L2 (nothing
+                               asked for ahead, L2's blocks) up to this
+                               many row groups (0: never)             */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
@@ -201,6 +204,9 @@ typedef struct {
     size_t shallow_groups;  /* 32-row W blocks from beyond L2 up to this
                                many row groups, 2 skb above (0: the
                                default, 6)                              */
+    size_t quiet_l3_groups; /* W within L3 read as from L2 up to this
+                               many row groups (configured, AVX-512
+                               path; 0: never)                          */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

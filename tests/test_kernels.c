@@ -653,6 +653,53 @@ static void test_skinny_depth(const rb_config *cfg)
     rb_configure(cfg);
 }
 
+/* W within L3 on a configuration that reads it as from L2 up to three
+ * row groups (quiet_l3_groups, AVX-512 only): no requests and L2's blocks
+ * up to 18 rows, the strips' requests from 19, the run kernels for one or
+ * two rows whatever the count, and the requests again where the team's
+ * whole W passes l3_bytes; the kernel computes right either way. */
+static void test_skinny_quiet(const rb_config *cfg)
+{
+    rb_config qc = *cfg;
+    qc.quiet_l3_groups = 3;
+    rb_configure(&qc);
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        rb_blocking b;
+        rb_blocking_of((rb_dtype)d, &b);
+        if (strcmp(b.path, "avx512") != 0) {
+            CHECK(b.quiet_l3_groups == 0);
+            continue;
+        }
+        CHECK(b.quiet_l3_groups == 3);
+        const size_t el = rb_dtype_size((rb_dtype)d), cols = 64;
+        /* a share of half of L3: beyond L2 (twice sc_bytes), within L3 */
+        const size_t p = b.l3_bytes / 2 / (cols * el);
+        CHECK((double)p * cols * el > 2.0 * (double)b.sc_bytes);
+        rb_skinny_plan plan;
+        rb_skinny_plan_of(&b, el, 3 * RB_SKINNY_ROWS, p, cols, cols, 1, &plan);
+        CHECK(!plan.far && !plan.runs && plan.skb == b.skb);
+        rb_skinny_plan_of(&b, el, 3 * RB_SKINNY_ROWS + 1, p, cols, cols, 1,
+                          &plan);
+        CHECK(plan.far && !plan.runs);
+        rb_skinny_plan_of(&b, el, 2, p, cols, cols, 1, &plan);
+        CHECK(plan.far && plan.runs);
+        /* two members' shares fill L3 exactly, three pass it */
+        rb_skinny_plan_of(&b, el, 12, p, cols, cols, 2, &plan);
+        CHECK(!plan.far);
+        rb_skinny_plan_of(&b, el, 12, p, cols, cols, 3, &plan);
+        CHECK(plan.far);
+        rb_skinny_plan_of(&b, el, 12, 4 * p, cols, cols, 1, &plan);
+        CHECK(plan.far);
+        /* as the configuration not saying */
+        b.quiet_l3_groups = 0;
+        rb_skinny_plan_of(&b, el, 12, p, cols, cols, 1, &plan);
+        CHECK(plan.far);
+    }
+    test_op(RB_OP_MATMUL, (rb_shape){18, 2000, 128}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){13, 2001, 131}, "matmul_blocked");
+    rb_configure(cfg);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -679,8 +726,10 @@ int main(void)
             test_blocked_on_path(&cfg);
             test_skinny_next_block(&cfg, cache);
             test_skinny_runs(&cfg, cache);
-            if (cache)
+            if (cache) {
                 test_skinny_depth(&cfg);
+                test_skinny_quiet(&cfg);
+            }
         }
     test_skinny_rows();
     test_every_op(full);
