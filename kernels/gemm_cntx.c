@@ -212,8 +212,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
-    "; W within L3 as in L2 up to quiet_l3_groups row groups); C block of "   \
-    "all rows = L2/2"
+    "; on the AVX-512 path, W whose whole fits in L3 as in L2 up to "         \
+    "quiet_l3_groups row groups, from three rows); C block of all rows = "    \
+    "L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -422,9 +423,10 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
      * to 1.11; but B = 24 to 128 0.98 to 1.01 (f32) and 0.95 to 0.98
      * (f64), so not from four groups on. The requests dropped but the
      * shallow blocks kept: 0.94 to 1.0; L2's blocks (96 rows) with the
-     * first group's near requests: 1.10 to 1.13. Past l3_bytes, where
-     * the requests stay: at 8.3 MB (f32 1440) 1.04 to 1.09 without them,
-     * at 16 MB 0.92 to 1.21, from 26 MB (f32 2560) 0.82 to 0.91. */
+     * first group's near requests: 1.10 to 1.13. At 8.3 MB (f32 1440,
+     * just within l3_bytes) 1.04 to 1.09 as well; past l3_bytes, where
+     * the requests stay, at 16.8 MB (f32 2048) 0.92 to 1.21, from 26 MB
+     * (f32 2560) 0.82 to 0.91. */
     out->far = beyond_l2 &&
                (out->runs || beyond_l3 || groups > b->quiet_l3_groups);
     /* the next-block order paces the loop near DRAM's rate (gemm_skinny.c):

@@ -214,9 +214,11 @@ void rb_blocking_of(rb_dtype dt, rb_blocking *out);
 /* How the skinny path walks one member's share of a product: rows of A
  * n, contraction p, `cols` columns of W and C, W's rows ld elements
  * apart, in a team of nthreads, el bytes an element. W is "far" when the
- * share is beyond L2 (twice sc_bytes): it then comes from memory once and
- * is asked for ahead, in
- * strip order while the whole of W (the shares of all nthreads) fits in
+ * share is beyond L2 (twice sc_bytes), unless the whole of W (the shares
+ * of all nthreads) fits in L3 and the rows make at most quiet_l3_groups
+ * row groups, three or more rows (then it is read as from L2): it then
+ * comes from memory once and is asked for ahead, in
+ * strip order while the whole of W fits in
  * L3, and in the blocking's order beyond it. C is
  * walked in blocks of jc columns (all n rows), W in blocks of skb rows of
  * those columns (with one or two rows and W far, four rows at a time

@@ -397,8 +397,9 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  * DRAM 0.92 to 1.10, the noise of such sweeps. One thread updates C in
  * place (the same there, 1.00 and 0.99 at B = 16, W in L2).
  *
- * W from beyond L2 is asked for ahead, in one of two orders (the
- * blocking's, chosen per CPU):
+ * W far (beyond L2, and not read as from L2 within L3: rb_skinny_plan_of)
+ * is asked for ahead, in one of two orders (the blocking's, chosen per
+ * CPU):
  * - strips: each row group asks for its share of the rows of the strip
  *   plan.ahead to the right (two, or one: rb_skinny_plan_of says when
  *   and why), so that the requests ride along with the
@@ -439,7 +440,7 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  *   steps of this one, a strip's row every `groups` steps (at P = M =
  *   7296, B = 16, 40 to 110 GFLOP/s against the strips' 150: the copy's
  *   loads from DRAM stall the steps).
- * - both orders, W beyond L2: each call of the AVX-512 kernels also asks
+ * - both orders, W far: each call of the AVX-512 kernels also asks
  *   for the next call's C tile over its first steps (gemm_skinny.c says
  *   why not AVX2's), unless the plan says not to (plan.c_tile: not in
  *   the strip order where the strips go ahead into L1, Zen 5's;

@@ -969,17 +969,34 @@ static void sweep_curves(json_t *doc)
         CHECK(json_number_value(json_object_get(k50, "batch")) >= 1.0);
         CHECK(json_number_value(json_object_get(k50, "batch")) <= 4.0);
         /* a matmul's ridge at the roof measured around its points, where
-         * the roofline gives one; the contrast's is 0 or never */
+         * the roofline gives one: B where 2BPM / s(BP + PM + BM) x bw
+         * reaches pk, from the medians given beside it; the contrast's
+         * (batched*, every row its own matrix) is 0 or never */
         json_t *pr = json_object_get(c, "predicted");
         const char *k = jstr(c, "kernel", NULL);
-        if (pr && k && strcmp(k, "batched") != 0) {
+        if (pr && k && strncmp(k, "batched", 7) != 0) {
             const double pk = json_number_value(
                              json_object_get(pr, "peak_gflops_now")),
                          bw = json_number_value(
-                             json_object_get(pr, "weights_gbs_now"));
-            CHECK(pk > 0.0 && bw > 0.0);
-            CHECK(json_number_value(json_object_get(pr, "ridge_batch_now")) >
-                  0.0);
+                             json_object_get(pr, "weights_gbs_now")),
+                         rn = json_number_value(
+                             json_object_get(pr, "ridge_batch_now"));
+            const char *dt = jstr(c, "dtype", NULL);
+            const double p =
+                             (double)json_integer_value(json_object_get(c, "p")),
+                         m =
+                             (double)json_integer_value(json_object_get(c, "m")),
+                         el = dt && strcmp(dt, "f64") == 0 ? 8.0 : 4.0;
+            CHECK(pk > 0.0 && bw > 0.0 && rn > 0.0);
+            const double den = 2.0 * p * m * bw - pk * el * (p + m);
+            if (den > 0.0)
+                CHECK(fabs(rn - pk * el * p * m / den) <= 1e-6 * rn);
+            const double kn = json_number_value(json_object_get(k50, "batch"));
+            CHECK(fabs(json_number_value(
+                           json_object_get(c, "knee50_over_ridge_now")) -
+                       kn / rn) <= 1e-9 * (kn / rn));
+            CHECK(json_is_boolean(
+                json_object_get(c, "knee50_over_ridge_now_is_upper_bound")));
         }
     }
     /* the probe's own curve per dtype, with a point at every B */
@@ -1134,6 +1151,28 @@ static void test_sweep(void)
     CHECK_INT(lines_of(path), 25);
     snprintf(path, sizeof(path), "%s/sweep-samples.csv", out);
     CHECK_INT(lines_of(path), 145);
+    /* the knees with both ridges: every matmul row ends in the one at the
+     * roof measured around its points, the contrast's in nothing */
+    snprintf(path, sizeof(path), "%s/sweep-knees.csv", out);
+    {
+        static char knees[8192];
+        slurp(path, knees, sizeof(knees));
+        CHECK_STR_HAS(knees, ",ridge_batch,ridge_batch_now\n");
+        int matmul_rows = 0;
+        for (char *line = strchr(knees, '\n'); line && line[1];
+             line = strchr(line + 1, '\n')) {
+            const char *end = strchr(line + 1, '\n');
+            if (!end)
+                break;
+            const int contrast = strstr(line + 1, ",batched,") != NULL &&
+                                 strstr(line + 1, ",batched,") < end;
+            if (!contrast) {
+                matmul_rows++;
+                CHECK(end[-1] != ',');
+            }
+        }
+        CHECK_INT(matmul_rows, 4);
+    }
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");

@@ -655,13 +655,16 @@ static void test_skinny_depth(const rb_config *cfg)
 
 /* W within L3 on a configuration that reads it as from L2 up to three
  * row groups (quiet_l3_groups, AVX-512 only): no requests and L2's blocks
- * up to 18 rows, the strips' requests from 19, the run kernels for one or
- * two rows whatever the count, and the requests again where the team's
- * whole W passes l3_bytes; the kernel computes right either way. */
+ * up to 18 rows, the strips' requests and their 32-row blocks from 19,
+ * the run kernels for one or two rows whatever the count, and the
+ * requests again where the team's whole W passes l3_bytes; the kernel
+ * computes right on both sides of each bound. An L1 of 48 KiB makes L2's
+ * blocks (L1/2: 96 rows of 256 bytes) deeper than the strips' 32. */
 static void test_skinny_quiet(const rb_config *cfg)
 {
     rb_config qc = *cfg;
     qc.quiet_l3_groups = 3;
+    qc.l1d = 48 << 10;
     rb_configure(&qc);
     for (int d = 0; d < RB_NDTYPES; d++) {
         rb_blocking b;
@@ -677,10 +680,12 @@ static void test_skinny_quiet(const rb_config *cfg)
         CHECK((double)p * cols * el > 2.0 * (double)b.sc_bytes);
         rb_skinny_plan plan;
         rb_skinny_plan_of(&b, el, 3 * RB_SKINNY_ROWS, p, cols, cols, 1, &plan);
-        CHECK(!plan.far && !plan.runs && plan.skb == b.skb);
+        CHECK(b.skb > 32);
+        CHECK(!plan.far && !plan.runs && plan.skb == b.skb &&
+              plan.order == RB_SKINNY_STRIPS);
         rb_skinny_plan_of(&b, el, 3 * RB_SKINNY_ROWS + 1, p, cols, cols, 1,
                           &plan);
-        CHECK(plan.far && !plan.runs);
+        CHECK(plan.far && !plan.runs && plan.skb == 32);
         rb_skinny_plan_of(&b, el, 2, p, cols, cols, 1, &plan);
         CHECK(plan.far && plan.runs);
         /* two members' shares fill L3 exactly, three pass it */
@@ -695,8 +700,12 @@ static void test_skinny_quiet(const rb_config *cfg)
         rb_skinny_plan_of(&b, el, 12, p, cols, cols, 1, &plan);
         CHECK(plan.far);
     }
+    /* W of 1.02 MB within the 1 MiB L3 in f32, past it in f64; of 0.5
+     * and 1 MB within it in both; a right edge (131 columns); 19 rows */
     test_op(RB_OP_MATMUL, (rb_shape){18, 2000, 128}, "matmul_blocked");
-    test_op(RB_OP_MATMUL, (rb_shape){13, 2001, 131}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){18, 1000, 128}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){13, 900, 131}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 128}, "matmul_blocked");
     rb_configure(cfg);
 }
 

@@ -424,9 +424,12 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             jd_set(jd, pr, "how_now",
                    jd_str("the same at the medians of the peak and the "
                           "read bandwidth measured around the points"));
-            if (c->has_knee && isfinite(c->ridge_now) && c->ridge_now > 0.0)
+            if (c->has_knee && isfinite(c->ridge_now) && c->ridge_now > 0.0) {
                 jd_set(jd, o, "knee50_over_ridge_now",
                        jd_num(c->knee.knee[0] / c->ridge_now));
+                jd_set(jd, o, "knee50_over_ridge_now_is_upper_bound",
+                       json_boolean(c->knee.at_first[0]));
+            }
         }
         const double k = roof_knee50(doc, c, c->has_knee ? &c->knee : NULL);
         if (isfinite(k) && k > 0.0) {
@@ -998,7 +1001,9 @@ static void ceiling_line(const sweep_doc *doc, const sweep_analysis *a,
 /* Each curve's rate at its first and its last B: the contrast batched
  * stays flat (its intensity does not grow with B) while a matmul rises,
  * and the roof's own rise between the two: a curve on the roof at both
- * ends rises that much and no more. */
+ * ends rises that much and no more. Both the roofline's and the roofs
+ * measured around the two points (bound_now: the roofline's bandwidth
+ * where a point's was not measured), as the host moves between them. */
 static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
                       int nc, FILE *f)
 {
