@@ -384,6 +384,18 @@ static json_t *knee_json(jdoc *jd, const sweep_curve *c, int k)
                    "at_or_below_first_point", c->knee.at_first[k]);
 }
 
+
+/* The 50% knee over a ridge batch into o[key], and o[ub_key]: whether it
+ * is an upper bound (a knee at the first point is one, so is this); not
+ * set without a knee or a finite ridge. */
+static void knee_over_ridge(jdoc *jd, json_t *o, const sweep_curve *c,
+                            double ridge, const char *key, const char *ub_key)
+{
+    if (!c->has_knee || !isfinite(ridge) || ridge <= 0.0)
+        return;
+    jd_set(jd, o, key, jd_num(c->knee.knee[0] / ridge));
+    jd_set(jd, o, ub_key, json_boolean(c->knee.at_first[0]));
+}
 static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *a,
                           const sweep_curve *c)
 {
@@ -409,13 +421,8 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
                        jd_num(c->ridge_b), "how",
                        "B where min(peak, 2BPM / s(BP + PM + BM) x bandwidth) "
                        "reaches peak: exact bytes"));
-        if (c->has_knee && isfinite(c->ridge_b) && c->ridge_b > 0.0) {
-            jd_set(jd, o, "knee50_over_ridge",
-                   jd_num(c->knee.knee[0] / c->ridge_b));
-            /* a knee at the first point is an upper bound, so is this */
-            jd_set(jd, o, "knee50_over_ridge_is_upper_bound",
-                   json_boolean(c->knee.at_first[0]));
-        }
+        knee_over_ridge(jd, o, c, c->ridge_b, "knee50_over_ridge",
+                        "knee50_over_ridge_is_upper_bound");
         if (c->has_now) {
             json_t *pr = json_object_get(o, "predicted");
             jd_set(jd, pr, "peak_gflops_now", jd_num(c->peak_now));
@@ -424,12 +431,8 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             jd_set(jd, pr, "how_now",
                    jd_str("the same at the medians of the peak and the "
                           "read bandwidth measured around the points"));
-            if (c->has_knee && isfinite(c->ridge_now) && c->ridge_now > 0.0) {
-                jd_set(jd, o, "knee50_over_ridge_now",
-                       jd_num(c->knee.knee[0] / c->ridge_now));
-                jd_set(jd, o, "knee50_over_ridge_now_is_upper_bound",
-                       json_boolean(c->knee.at_first[0]));
-            }
+            knee_over_ridge(jd, o, c, c->ridge_now, "knee50_over_ridge_now",
+                            "knee50_over_ridge_now_is_upper_bound");
         }
         const double k = roof_knee50(doc, c, c->has_knee ? &c->knee : NULL);
         if (isfinite(k) && k > 0.0) {
