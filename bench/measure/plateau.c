@@ -187,6 +187,15 @@ static size_t merge(const double *gbs, const plateau *seg, size_t ns,
     return np;
 }
 
+/* Plateau k out of the np in out: the ones after it move up one. Returns
+ * the new count. */
+static size_t remove_at(plateau *out, size_t np, size_t k)
+{
+    for (; k + 1 < np; k++)
+        out[k] = out[k + 1];
+    return np - 1;
+}
+
 /* A cache plateau that still holds at more than twice what the largest
  * cache level holds is a stretch of the way to DRAM, not a cache:
  * dropped (it would otherwise force two real levels to merge). */
@@ -197,13 +206,10 @@ static size_t drop_shelves(const double *bytes, plateau *out, size_t np,
     if (!cache_bytes || max_caches == 0 || cache_bytes[max_caches - 1] <= 0.0)
         return np;
     for (size_t k = 0; k + (size_t)dram < np;) {
-        if (bytes[out[k].last] > 2.0 * cache_bytes[max_caches - 1]) {
-            for (size_t j = k; j + 1 < np; j++)
-                out[j] = out[j + 1];
-            np--;
-        } else {
+        if (bytes[out[k].last] > 2.0 * cache_bytes[max_caches - 1])
+            np = remove_at(out, np, k);
+        else
             k++;
-        }
     }
     return np;
 }
@@ -244,9 +250,7 @@ static size_t cap_levels(const double *gbs, plateau *out, size_t np, int dram,
     while (max_caches > 0 && np - (size_t)dram > max_caches) {
         const size_t shelf = short_shelf(out, np - (size_t)dram);
         if (shelf < np - (size_t)dram) {
-            for (size_t k = shelf; k + 1 < np; k++)
-                out[k] = out[k + 1];
-            np--;
+            np = remove_at(out, np, shelf);
             continue;
         }
         size_t pick = 0;
@@ -260,9 +264,7 @@ static size_t cap_levels(const double *gbs, plateau *out, size_t np, int dram,
         }
         out[pick].last = out[pick + 1].last;
         out[pick].gbs = seg_median(gbs, out[pick].first, out[pick].last);
-        for (size_t k = pick + 1; k + 1 < np; k++)
-            out[k] = out[k + 1];
-        np--;
+        np = remove_at(out, np, pick + 1);
     }
     return np;
 }

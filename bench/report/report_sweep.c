@@ -24,6 +24,14 @@ static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
                      : -1;
 }
 
+/* A figure measured around a row's samples: the larger of the one before
+ * and the one after (the most the core and the memory lent it then), 0
+ * where either is missing. */
+static double around(double before, double after)
+{
+    return before > 0.0 && after > 0.0 ? fmax(before, after) : 0.0;
+}
+
 /* The bound of a point with the peak and the read bandwidth its team got
  * around its best sample (the larger of the figures before and after: the
  * most the core and the memory lent it then) in place of the roofline's
@@ -33,15 +41,14 @@ static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
 static int bound_now(const roof_bound *b, const harness_row *r,
                      double *bound, double *peak_now, double *read_now)
 {
-    if (!b || !(r->peak_before > 0.0 && r->peak_after > 0.0) ||
-        r->counts.bytes == 0)
+    const double peak = around(r->peak_before, r->peak_after),
+                 read = around(r->read_before, r->read_after);
+    if (!b || !(peak > 0.0) || r->counts.bytes == 0)
         return -1;
-    *read_now = r->read_before > 0.0 && r->read_after > 0.0
-                    ? fmax(r->read_before, r->read_after)
-                    : b->level.gbs;
+    *read_now = read > 0.0 ? read : b->level.gbs;
     const double mem =
         (double)r->counts.flops / (double)r->counts.bytes * *read_now;
-    *peak_now = fmax(r->peak_before, r->peak_after);
+    *peak_now = peak;
     *bound = fmin(*peak_now, mem);
     return 0;
 }
@@ -50,9 +57,7 @@ static int bound_now(const roof_bound *b, const harness_row *r,
  * figures before and after the samples, GFLOP/s; 0 where not measured. */
 static double row_probe(const harness_row *r)
 {
-    return r->fmastream_before > 0.0 && r->fmastream_after > 0.0
-               ? fmax(r->fmastream_before, r->fmastream_after)
-               : 0.0;
+    return around(r->fmastream_before, r->fmastream_after);
 }
 
 /* The probe of a point: the best around the matmul rows of that weight
@@ -259,12 +264,9 @@ int report_sweep_roof_now(const sweep_doc *doc, const sweep_curve *c,
     size_t n = 0;
     for (size_t j = 0; j < c->n && j < SWEEP_MAX_POINTS; j++) {
         const harness_row *r = &doc->res->points[c->idx[j]].row;
-        if (!(r->peak_before > 0.0 && r->peak_after > 0.0 &&
-              r->read_before > 0.0 && r->read_after > 0.0))
-            continue;
-        pk[n] = fmax(r->peak_before, r->peak_after);
-        rd[n] = fmax(r->read_before, r->read_after);
-        n++;
+        pk[n] = around(r->peak_before, r->peak_after);
+        rd[n] = around(r->read_before, r->read_after);
+        n += pk[n] > 0.0 && rd[n] > 0.0;
     }
     if (n == 0)
         return -1;
@@ -384,7 +386,6 @@ static json_t *knee_json(jdoc *jd, const sweep_curve *c, int k)
                    "at_or_below_first_point", c->knee.at_first[k]);
 }
 
-
 /* The 50% knee over a ridge batch into o[key], and o[ub_key]: whether it
  * is an upper bound (a knee at the first point is one, so is this); not
  * set without a knee or a finite ridge. */
@@ -396,6 +397,7 @@ static void knee_over_ridge(jdoc *jd, json_t *o, const sweep_curve *c,
     jd_set(jd, o, key, jd_num(c->knee.knee[0] / ridge));
     jd_set(jd, o, ub_key, json_boolean(c->knee.at_first[0]));
 }
+
 static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *a,
                           const sweep_curve *c)
 {
@@ -1151,6 +1153,18 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
 /* One row of the knee table: curve c's level, dtype and team under
  * `name`, with knee k (NULL: none) beside c's ridge B and the knee of a
  * kernel at the roof with k's plateau (roof_knee50). */
+/* A ridge batch's two cells: the ridge and the 50% knee over it ("n/a"
+ * left where there is no ridge, or no knee). */
+static void ridge_cells(int has, double ridge, const sweep_knee *k,
+                        char *cell, char *ratio, size_t len)
+{
+    if (!has)
+        return;
+    fmt_batch(cell, len, ridge, 0);
+    if (k)
+        fmt_ratio(ratio, len, k->knee[0] / ridge, k->at_first[0]);
+}
+
 static void knee_row(const sweep_doc *doc, const sweep_curve *c,
                      const char *name, const sweep_knee *k, FILE *f)
 {
@@ -1163,16 +1177,8 @@ static void knee_row(const sweep_doc *doc, const sweep_curve *c,
         snprintf(plat, sizeof(plat), "%.4g%s", k->plateau,
                  k->plateau_at_end ? "+" : "");
     }
-    if (c->has_roof)
-        fmt_batch(rb, sizeof(rb), c->ridge_b, 0);
-    if (c->has_roof && k)
-        fmt_ratio(ratio, sizeof(ratio), k->knee[0] / c->ridge_b,
-                  k->at_first[0]);
-    if (c->has_now)
-        fmt_batch(rn, sizeof(rn), c->ridge_now, 0);
-    if (c->has_now && k)
-        fmt_ratio(rnr, sizeof(rnr), k->knee[0] / c->ridge_now,
-                  k->at_first[0]);
+    ridge_cells(c->has_roof, c->ridge_b, k, rb, ratio, sizeof(rb));
+    ridge_cells(c->has_now, c->ridge_now, k, rn, rnr, sizeof(rn));
     const double r = roof_knee50(doc, c, k);
     fmt_batch(rk, sizeof(rk), r, 0);
     if (k)
