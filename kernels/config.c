@@ -4,7 +4,7 @@
  * never query the machine themselves. */
 #include "kernel.h"
 
-static rb_config current = {0, 0, 0, 0, 0, RB_SKINNY_STRIPS, 0, 0, 0};
+static rb_config current = {0, 0, 0, 0, 0, RB_SKINNY_STRIPS, 0, 0, 0, 0};
 
 void rb_configure(const rb_config *cfg)
 {

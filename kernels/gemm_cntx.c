@@ -121,16 +121,33 @@ const gemm_path *gemm_path_select(unsigned isa)
 }
 
 /* Beyond L2, W blocks of at most 32 rows up to this many row groups of
- * the C tile, twice skb from one more, unless the configuration names
- * another count for its CPU (rb_skinny_plan_of says why) */
+ * the C tile, deeper from one more (deep_of), unless the configuration
+ * names another count for its CPU (rb_skinny_plan_of says why) */
 #define SHALLOW_GROUPS 6
 
 /* The next-block order's W blocks beyond one row group at one thread */
 enum { NEXT_DEEP = 192 };
 
+/* The row groups up to which W's blocks are shallow, as configured */
+static size_t shallow_of(const rb_blocking *b)
+{
+    return b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
+}
+
+/* The W block depth past shallow_of row groups, W from beyond L2 (far)
+ * or within it: deep_blocks skb where the blocking says (rb_skinny_plan_of
+ * has the figures), else twice skb beyond L2 and skb within */
+static size_t deep_of(const rb_blocking *b, int far)
+{
+    return b->deep_blocks ? b->deep_blocks * b->skb
+           : far          ? 2 * b->skb
+                          : b->skb;
+}
+
 size_t rb_skinny_deepest(const rb_blocking *b)
 {
-    return 2 * b->skb > NEXT_DEEP ? 2 * b->skb : NEXT_DEEP;
+    const size_t deep = deep_of(b, 1);
+    return deep > NEXT_DEEP ? deep : NEXT_DEEP;
 }
 
 /* A cache size, or the default when the reported one is missing or
@@ -201,6 +218,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     out->quiet_l3_groups = (path->needs & RB_ISA_AVX512F) != 0
                                ? current->quiet_l3_groups
                                : 0;
+    out->deep_blocks =
+        (path->needs & RB_ISA_AVX512F) != 0 ? current->deep_blocks : 0;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths
@@ -211,7 +230,7 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     STRIPS_FROM                                                                \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
-    "2 skb above" NEXT                                                         \
+    "2 skb above, deep_blocks skb where set, and then within L2 too" NEXT      \
     "; on the AVX-512 path, W whose whole fits in L3 as in L2 up to "         \
     "quiet_l3_groups row groups, from three rows); C block of all rows = "    \
     "L2/2"
@@ -309,10 +328,26 @@ static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
      * 12 x 4096 x 4096 f32 94 to 115 GFLOP/s against 80 to 104 on 1
      * thread, 191 to 247 against 156 to 161 on 2; 18 x 2048 x 2048
      * 119 to 121 against 95 to 100, and 236 to 243 against 188 to
-     * 194; f64 1.04 to 1.4 times. */
-    const size_t shallow =
-        b->shallow_groups ? b->shallow_groups : SHALLOW_GROUPS;
-    return groups > shallow ? 2 * b->skb
+     * 194; f64 1.04 to 1.4 times.
+     * Past the shallow groups, blocks deeper than twice skb pay on the
+     * same Zen 5 guest: each call of the kernel costs some 85 cycles
+     * besides its steps (fitted from the rates at 96, 192 and 384 rows
+     * with W in L2; keeping the C tile in L1 by walking a strip's blocks
+     * before the next strip, or starting the accumulators at zero and
+     * adding C at the end, took none of it), and a block twice as deep
+     * halves the calls. The kernel called directly with the depths
+     * alternated call by call in one process, 4 skb (384 rows) against
+     * 2 skb, W from DRAM: 1 thread f32 P = M = 7296 B = 19 to 64 1.01
+     * to 1.05 (5952: 1.00 to 1.03, 8960 B = 20 and 48 1.02 and 1.05),
+     * f64 5184 B = 24 to 64 1.01 to 1.04, 4224 B = 20 1.04 and B = 48
+     * 0.98; 2 threads f32 7296 B = 24 and 64 1.02 and 1.06, f64 5184 B
+     * = 24 and 64 1.07 and 1.03, f64 6336 B = 20 to 48 0.98 to 1.02;
+     * W in L3 (f32 1280, 2048) B = 20 to 64 1.01 to 1.03; rows 16 KiB
+     * apart (f32 4096) B = 20 1.03, B = 48 0.99. Three skb measured
+     * between the two, eight 1.01, sixteen 0.94 to 0.97, all of P (W's
+     * column strip in one block) 0.47. So there deep_blocks is 4
+     * (host.c). */
+    return groups > shallow_of(b) ? deep_of(b, 1)
            : groups > 1 && b->far_to_l1 && rows_alias(ld, el)
                ? b->skb
                : b->skb < 32 ? b->skb : 32;
@@ -458,7 +493,12 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
         out->order = RB_SKINNY_STRIPS;
         out->skb = 4;
     } else if (!out->far) {
-        out->skb = b->skb;
+        /* past the shallow groups, deep_blocks skb where configured
+         * (strips_depth has why): on the Zen 5 guest, W in L2, 1 thread,
+         * B = 24 and 48, f32 P = M = 256 and 384 1.05 to 1.06 times as
+         * fast with 384 rows as with skb (96), 1.02 to 1.04 with 192;
+         * f64 320 at B = 32 1.06; 2 threads f32 512 at B = 32 1.04 */
+        out->skb = groups > shallow_of(b) ? deep_of(b, 0) : b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
         out->skb = strips_depth(b, el, groups, ld);
     } else {

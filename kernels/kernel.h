@@ -163,6 +163,10 @@ typedef struct {
     size_t quiet_l3_groups; /* its W within L3 read as from L2 (nothing
                                asked for ahead, L2's blocks) up to this
                                many row groups (0: never)             */
+    size_t deep_blocks; /* its W blocks past shallow_groups row groups
+                           this many times skb deep, from beyond L2 and
+                           within it, on the AVX-512 path (0: the
+                           default, twice skb beyond L2, skb within) */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
@@ -202,11 +206,15 @@ typedef struct {
     int far_to_l1;          /* strips ahead asked into L1 (configured,
                                and the path is AVX-512)                 */
     size_t shallow_groups;  /* 32-row W blocks from beyond L2 up to this
-                               many row groups, 2 skb above (0: the
-                               default, 6)                              */
+                               many row groups, deeper above
+                               (deep_blocks; 0: the default, 6)         */
     size_t quiet_l3_groups; /* W within L3 read as from L2 up to this
                                many row groups (configured, AVX-512
                                path; 0: never)                          */
+    size_t deep_blocks;     /* W blocks past shallow_groups groups this
+                               many skb deep, beyond L2 and within it
+                               (configured, AVX-512 path; 0: the
+                               default, 2 skb beyond L2, skb within)   */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

@@ -324,7 +324,10 @@ int host_configure_kernels(hwloc_topology_t topo, rb_err *e)
         .shallow_groups = zen5 ? 3 : 0,
         /* and W within L3 read as from L2 up to three row groups there
          * (rb_skinny_plan_of has the figures) */
-        .quiet_l3_groups = zen5 ? 3 : 0};
+        .quiet_l3_groups = zen5 ? 3 : 0,
+        /* and from four groups on, W blocks of 4 skb (strips_depth in
+         * gemm_cntx.c has the figures) */
+        .deep_blocks = zen5 ? 4 : 0};
     rb_configure(&cfg);
     return RB_OK;
 }
@@ -340,7 +343,7 @@ json_t *host_kernels_json(void)
         json_object_set_new(
             blk, rb_dtype_name((rb_dtype)d),
             json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:I, "
-                      "s:I, s:I, s:s, s:s, s:I, s:I, s:s}}",
+                      "s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s}}",
                       "path", b.path, "mr", (json_int_t)b.mr, "nr",
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
@@ -352,6 +355,7 @@ json_t *host_kernels_json(void)
                       "strips_ahead_into", b.far_to_l1 ? "L1" : "L2",
                       "shallow_groups", (json_int_t)b.shallow_groups,
                       "quiet_l3_groups", (json_int_t)b.quiet_l3_groups,
+                      "deep_blocks", (json_int_t)b.deep_blocks,
                       "why", b.skinny_why));
     }
     return json_pack("{s:b, s:b, s:b, s:s?, s:I, s:I, s:I, s:o}", "avx512f",
