@@ -176,30 +176,36 @@ static void test_weights(void)
     char why[160];
     /* L2: half of the 1 MiB where the plateau ends, 512 KiB: 362 x 362
      * f32, rounded to 384 */
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s, 384);
     /* DRAM: the smallest multiple of 64 at or past the plateau's start */
-    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s % 64, 0);
     CHECK((double)s * (double)s * 8.0 >= 100e6);
     CHECK((double)(s - 64) * (double)(s - 64) * 8.0 < 100e6);
     /* f32 on two threads: whole 256-byte strips (64 columns) for both,
      * so a multiple of 128: the DRAM side the smallest at or past the
      * start; an L2 side of 576 (1.33 MB, 4.5 x 128) goes to 640 */
-    CHECK_INT(sweep_weights_side(&t, "DRAM", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s % 128, 0);
     CHECK((double)s * (double)s * 4.0 >= 100e6);
     CHECK((double)(s - 128) * (double)(s - 128) * 4.0 < 100e6);
     b->levels[1].ends_bytes = 2.0 * 576 * 576 * 4;
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s, 640);
     t.threads = 1; /* one thread: 576 is 9 strips of its own */
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s, 576);
     /* three threads, f64: 96 columns a share (256 bytes each), and 64:
      * multiples of 192 */
     t.threads = 3;
-    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s % 192, 0);
     CHECK((double)(s - 192) * (double)(s - 192) * 8.0 < 100e6);
     /* four threads, f32, an L1 of 48 KiB each (192 KiB, half of it 157 x
@@ -207,14 +213,17 @@ static void test_weights(void)
      * the plateau: multiples of 64 instead, 128 */
     t.threads = 4;
     b->levels[0].ends_bytes = 4.0 * 48 * 1024;
-    CHECK_INT(sweep_weights_side(&t, "L1", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L1", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s, 128);
     b->levels[0].ends_bytes = ends[0];
     t.threads = 2;
     /* L1: 16 KiB of f64 is 45 x 45, rounded to 64 (never below 64) */
-    CHECK_INT(sweep_weights_side(&t, "L1", 8, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L1", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK_INT(s, 64);
-    CHECK_INT(sweep_weights_side(&t, "L3", 4, 0.0, &s, why, sizeof(why)), -1);
+    CHECK_INT(sweep_weights_side(&t, "L3", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              -1);
     CHECK_STR_HAS(why, "no L3 plateau in the 2-thread roofline (it has L1, "
                        "L2, DRAM)");
     /* L2 only as part of a span "L1-L3" ending at 200 MB: sized by the
@@ -223,17 +232,50 @@ static void test_weights(void)
      * L2 plateau ignores it */
     snprintf(b->levels[1].name, sizeof(b->levels[1].name), "L1-L3");
     b->levels[1].ends_bytes = 200e6;
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 2.0 * 1048576, &s, why,
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, 2.0 * 1048576, 0.0, &s, why,
                                  sizeof(why)),
               0);
     CHECK_INT(s, 512);
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, &s, why, sizeof(why)), 0);
+    CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
     CHECK((double)s * (double)s * 4.0 > 50e6);
     snprintf(b->levels[1].name, sizeof(b->levels[1].name), "L2");
     b->levels[1].ends_bytes = ends[1];
-    CHECK_INT(sweep_weights_side(&t, "L2", 4, 65536.0, &s, why, sizeof(why)),
-              0);
+    CHECK_INT(
+        sweep_weights_side(&t, "L2", 4, 65536.0, 0.0, &s, why, sizeof(why)), 0);
     CHECK_INT(s, 384);
+    /* DRAM past a floor above the team's start: at or past the floor, by
+     * the same units; a floor below the start changes nothing */
+    CHECK_INT(
+        sweep_weights_side(&t, "DRAM", 4, 0.0, 300e6, &s, why, sizeof(why)), 0);
+    CHECK_INT(s % 128, 0);
+    CHECK((double)s * (double)s * 4.0 >= 300e6);
+    CHECK((double)(s - 128) * (double)(s - 128) * 4.0 < 300e6);
+    uint64_t s0;
+    CHECK_INT(
+        sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s0, why, sizeof(why)), 0);
+    CHECK_INT(
+        sweep_weights_side(&t, "DRAM", 4, 0.0, 50e6, &s, why, sizeof(why)), 0);
+    CHECK_INT(s, s0);
+    /* the floor over the teams swept: the largest start of DRAM among
+     * them; a team without DRAM, or not in the roofline, adds nothing */
+    static roofline r;
+    memset(&r, 0, sizeof(r));
+    r.teams[0] = t;
+    r.teams[0].threads = 1;
+    r.teams[0].bw[RB_ACCESS_READ].levels[2].starts_bytes = 213e6;
+    r.teams[1] = t;
+    r.teams[1].threads = 2;
+    r.teams[1].bw[RB_ACCESS_READ].levels[2].starts_bytes = 95e6;
+    r.teams[2] = t;
+    r.teams[2].threads = 4;
+    r.teams[2].bw[RB_ACCESS_READ].nlevels = 2; /* L1, L2 only */
+    r.nteams = 3;
+    const int both[] = {1, 2}, two[] = {2}, more[] = {2, 4, 8};
+    CHECK(sweep_dram_floor(&r, both, 2) == 213e6);
+    CHECK(sweep_dram_floor(&r, two, 1) == 95e6);
+    CHECK(sweep_dram_floor(&r, more, 3) == 95e6);
+    CHECK(sweep_dram_floor(&r, more + 1, 2) == 0.0);
 }
 
 /* The curve whose plateau caps another's past the ridge: the same kernel,

@@ -288,6 +288,8 @@ static int size_levels(const rb_machine *m, const roofline *roof,
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
             continue;
+        const double dram_floor =
+            sweep_dram_floor(roof, plan->threads, plan->nthreads);
         /* the team's roofline and cache once per thread count, for every
          * dtype */
         for (int t = 0; t < plan->nthreads; t++) {
@@ -304,7 +306,8 @@ static int size_levels(const rb_machine *m, const roofline *roof,
                 uint64_t side;
                 if (sweep_weights_side(team, w->name,
                                        (unsigned)rb_dtype_size(plan->dtypes[d]),
-                                       cache, &side, why, sizeof(why)))
+                                       cache, dram_floor, &side, why,
+                                       sizeof(why)))
                     return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;

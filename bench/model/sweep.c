@@ -234,9 +234,21 @@ static uint64_t side_in(double bytes, unsigned el, uint64_t unit, double end)
     return s;
 }
 
+double sweep_dram_floor(const roofline *r, const int *threads, int n)
+{
+    double most = 0.0;
+    for (int i = 0; i < n; i++) {
+        const roof_team *t = sweep_team(r, threads[i]);
+        const roof_level *lv = t ? sweep_level(t, "DRAM") : NULL;
+        if (lv && lv->starts_bytes > most)
+            most = lv->starts_bytes;
+    }
+    return most;
+}
+
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
-                       double cache_bytes, uint64_t *side, char *why,
-                       size_t whylen)
+                       double cache_bytes, double dram_floor, uint64_t *side,
+                       char *why, size_t whylen)
 {
     const roof_level *lv = sweep_level(t, name);
     if (!lv) {
@@ -245,8 +257,9 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
         for (size_t l = 0; l < b->nlevels; l++)
             snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
                      l ? ", " : "", b->levels[l].name);
-        snprintf(why, whylen, "no %s plateau in the %d-thread roofline (it has %s)",
-                 name, t->threads, b->nlevels ? have : "none");
+        snprintf(why, whylen,
+                 "no %s plateau in the %d-thread roofline (it has %s)", name,
+                 t->threads, b->nlevels ? have : "none");
         return -1;
     }
     const int dram = strcmp(name, "DRAM") == 0;
@@ -258,7 +271,7 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     if (!dram && strcmp(lv->name, name) != 0 && cache_bytes > 0.0 &&
         cache_bytes < end)
         end = fmax(cache_bytes, lv->starts_bytes);
-    const double bytes = dram ? lv->starts_bytes
+    const double bytes = dram ? fmax(lv->starts_bytes, dram_floor)
                               : fmax(lv->starts_bytes, end / 2.0);
     /* Whole 256-byte column strips for every member of the team, so that
      * a team splits the columns evenly (matmul_blocked's skinny path

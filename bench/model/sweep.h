@@ -64,7 +64,8 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * in level `name` of the team's roofline: half the working set (all
  * threads) at which the level's plateau ends, so that A and C fit beside
  * the weights up to large B, and no less than where it starts; for DRAM
- * the plateau's start (the smallest size that is DRAM-resident). Where
+ * the plateau's start (the smallest size that is DRAM-resident), or
+ * dram_floor bytes if more (sweep_dram_floor). Where
  * the roofline has the cache only as a span of levels ("L1-L3"), the
  * plateau ends at cache_bytes instead (what that cache holds for the
  * team; 0: not known), if sooner. In
@@ -74,8 +75,16 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * Returns 0, or -1 with why ("no L3 plateau in the 2-thread roofline (it
  * has L1, L2, DRAM)"). */
 int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
-                       double cache_bytes, uint64_t *side, char *why,
-                       size_t whylen);
+                       double cache_bytes, double dram_floor, uint64_t *side,
+                       char *why, size_t whylen);
+
+/* The largest size at which DRAM's plateau starts in the read roofs of
+ * the teams of r with these thread counts (0 where none has one): the
+ * weights of every team go past it, so that a team whose curve a noisy
+ * host cut short of the caches' end (a 2-thread read curve's DRAM from
+ * 95 MB where the 1-thread one's started at 213) still streams them from
+ * DRAM, and all teams sweep the same P and M. */
+double sweep_dram_floor(const roofline *r, const int *threads, int n);
 
 /* The level called name in the read roof of team t: that name, else for a
  * cache level "Lk" a span "La-Lb" that holds it; NULL when neither. */
