@@ -194,8 +194,9 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     out->nc =
         clamp(l3 / 2 / (out->kc * el) / out->nr * out->nr, out->nr, 16384);
     /* The skinny path: a W block of skb rows x sw columns, reused by every
-     * row group of the C tile, fills half of L1; a C block of all the rows
-     * fills sc_bytes = half of L2, as many columns as that holds. */
+     * row group of the C tile, fills half of L1 (plans take shallower or
+     * deeper ones: rb_skinny_plan_of); a C block of all the rows fills
+     * sc_bytes = half of L2, as many columns as that holds. */
     out->sw = dt == RB_F64 ? path->sw64 : path->sw32;
     out->skb = clamp(l1 / 2 / (out->sw * el) / 8 * 8, 8, 512);
     out->sc_bytes = l2 / 2;
@@ -218,8 +219,10 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     out->quiet_l3_groups = (path->needs & RB_ISA_AVX512F) != 0
                                ? current->quiet_l3_groups
                                : 0;
-    out->deep_blocks =
-        (path->needs & RB_ISA_AVX512F) != 0 ? current->deep_blocks : 0;
+    /* at most 16 (measured, and slower: strips_depth) */
+    out->deep_blocks = (path->needs & RB_ISA_AVX512F) == 0 ? 0
+                       : current->deep_blocks > 16   ? 16
+                                                     : current->deep_blocks;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths
@@ -230,10 +233,11 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     STRIPS_FROM                                                                \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
-    "2 skb above, deep_blocks skb where set, and then within L2 too" NEXT      \
+    "2 skb above" NEXT                                                         \
     "; on the AVX-512 path, W whose whole fits in L3 as in L2 up to "         \
-    "quiet_l3_groups row groups, from three rows); C block of all rows = "    \
-    "L2/2"
+    "quiet_l3_groups row groups, from three rows; past shallow_groups, "      \
+    "deep_blocks skb where set, from beyond L2 in the strip order and "       \
+    "within L2); C block of all rows = L2/2"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -330,12 +334,13 @@ static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
      * 119 to 121 against 95 to 100, and 236 to 243 against 188 to
      * 194; f64 1.04 to 1.4 times.
      * Past the shallow groups, blocks deeper than twice skb pay on the
-     * same Zen 5 guest: each call of the kernel costs some 85 cycles
-     * besides its steps (fitted from the rates at 96, 192 and 384 rows
-     * with W in L2; keeping the C tile in L1 by walking a strip's blocks
-     * before the next strip, or starting the accumulators at zero and
-     * adding C at the end, took none of it), and a block twice as deep
-     * halves the calls. The kernel called directly with the depths
+     * same Zen 5 guest: each call of the kernel costs time besides its
+     * steps (about 85 cycles fitted from the driver's rates at 96, 192
+     * and 384 rows with W in L2; some 50 in calls timed alone, before
+     * gemm_skinny.c's running C pointer; keeping the C tile in L1 by
+     * walking a strip's blocks before the next strip, or starting the
+     * accumulators at zero and adding C at the end, took none of it),
+     * and a block twice as deep halves the calls. The kernel called directly with the depths
      * alternated call by call in one process, 4 skb (384 rows) against
      * 2 skb, W from DRAM: 1 thread f32 P = M = 7296 B = 19 to 64 1.01
      * to 1.05 (5952: 1.00 to 1.03, 8960 B = 20 and 48 1.02 and 1.05),
@@ -496,8 +501,11 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
         /* past the shallow groups, deep_blocks skb where configured
          * (strips_depth has why): on the Zen 5 guest, W in L2, 1 thread,
          * B = 24 and 48, f32 P = M = 256 and 384 1.05 to 1.06 times as
-         * fast with 384 rows as with skb (96), 1.02 to 1.04 with 192;
-         * f64 320 at B = 32 1.06; 2 threads f32 512 at B = 32 1.04 */
+         * fast with blocks of 384 rows (all of P: one block a strip) as
+         * with skb (96), 1.02 to 1.04 with 192; f64 320 at B = 32 1.06
+         * (all 320 rows); 2 threads f32 512 at B = 32 1.04. W within L3
+         * read as from L2 (quiet_l3_groups) would take them too past
+         * shallow_groups: on Zen 5 both are 3, so it never does. */
         out->skb = groups > shallow_of(b) ? deep_of(b, 0) : b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
         out->skb = strips_depth(b, el, groups, ld);

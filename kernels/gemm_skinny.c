@@ -154,15 +154,19 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
  * the same at kb = 256 (f64 6 rows 0.98 to 1.0); the check gate's
  * AVX2 matmul_blocked counted 1.2 to 2.6% fewer instructions. A call
  * of 32 steps still takes some 12% more than its steps (six rows): the
- * price of the shallow blocks (matmul_blocked.c) that DRAM wants. */
+ * price of the shallow blocks that DRAM wants (strips_depth in
+ * gemm_cntx.c). */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT,    \
                     CTILE, FAR_L1)                                             \
     VEC acc[ROWS][NV];                                                         \
     {                                                                          \
         const T *ci = c;                                                       \
-        _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++, ci += ldc)      \
+        _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
                 acc[i][v] = accumulate ? LOAD(ci + LANES * v) : ZERO();        \
+            if (i + 1 < rows)                                                  \
+                ci += ldc;                                                     \
+        }                                                                      \
     }                                                                          \
     const char *far = pf ? (const char *)pf->far : NULL;                      \
     const size_t far_ld = pf ? pf->ld : 0;                                     \
@@ -186,9 +190,12 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
     }                                                                          \
     {                                                                          \
         T *ci = c;                                                             \
-        _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++, ci += ldc)      \
+        _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
                 STORE(ci + LANES * v, acc[i][v]);                              \
+            if (i + 1 < rows)                                                  \
+                ci += ldc;                                                     \
+        }                                                                      \
     }
 
 #define SKINNY_CASES(NAME, NEXT)                                               \

@@ -164,9 +164,10 @@ typedef struct {
                                asked for ahead, L2's blocks) up to this
                                many row groups (0: never)             */
     size_t deep_blocks; /* its W blocks past shallow_groups row groups
-                           this many times skb deep, from beyond L2 and
-                           within it, on the AVX-512 path (0: the
-                           default, twice skb beyond L2, skb within) */
+                           this many times skb deep (at most 16), from
+                           beyond L2 in the strip order and within L2,
+                           on the AVX-512 path (0: the default, twice
+                           skb beyond L2, skb within)                */
 } rb_config;
 
 /* A pragma from inside a macro (the unroll counts of the kernels written
@@ -212,9 +213,10 @@ typedef struct {
                                many row groups (configured, AVX-512
                                path; 0: never)                          */
     size_t deep_blocks;     /* W blocks past shallow_groups groups this
-                               many skb deep, beyond L2 and within it
-                               (configured, AVX-512 path; 0: the
-                               default, 2 skb beyond L2, skb within)   */
+                               many skb deep, beyond L2 in the strip
+                               order and within L2 (configured, AVX-512
+                               path, at most 16; 0: the default, 2 skb
+                               beyond L2, skb within)                   */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

@@ -1066,6 +1066,65 @@ static void sweep_bad_level(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
+/* DRAM weights for two teams whose read curves start DRAM at different
+ * sizes (a 1-thread one from 4 MB, a 2-thread one from 1 MB): both teams'
+ * weights go past the later start (sweep_dram_floor), not each past its
+ * own. */
+static void sweep_dram_floor_teams(void)
+{
+    char file[700], out[700], path[760];
+    snprintf(file, sizeof(file), "%s/dram-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/sweep-dram", ceildir);
+    json_t *doc = load_json(ceilfile);
+    CHECK(doc != NULL);
+    json_t *teams = json_object_get(doc, "roofline");
+    CHECK_INT(json_array_size(teams), 1);
+    json_array_append_new(teams, json_deep_copy(json_array_get(teams, 0)));
+    const double starts[2] = {4e6, 1e6};
+    size_t i, j;
+    json_t *team, *roof;
+    json_array_foreach(teams, i, team)
+    {
+        json_object_set_new(team, "threads", json_integer((json_int_t)i + 1));
+        json_array_foreach(json_object_get(team, "roofs"), j, roof)
+            json_object_set_new(
+                roof, "levels",
+                json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
+                          "kernel", "read", "gbs", 10.0, "spread", 0.05,
+                          "starts_bytes", starts[i], "ends_bytes", 1e9));
+    }
+    CHECK(json_dump_file(doc, file, 0) == 0);
+    json_decref(doc);
+    const char *args[] = {"sweep",     "--weights",  "DRAM",  "--threads",
+                          "1,2",       "--dtype",    "f32",   "--batch",
+                          "1:2",       "--kernel",   "matmul_blocked",
+                          "--min-time", "0.001",     "--samples", "3",
+                          "--ceilings", file,        "--out", out,
+                          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    doc = load_json(path);
+    CHECK(doc != NULL);
+    json_t *p;
+    int seen[2] = {0, 0};
+    json_array_foreach(json_object_get(doc, "points"), i, p)
+    {
+        const json_int_t t = json_integer_value(json_object_get(p, "threads"));
+        const double side = (double)json_integer_value(
+            json_object_get(json_object_get(p, "shape"), "p"));
+        CHECK(t == 1 || t == 2);
+        if (t == 1 || t == 2)
+            seen[t - 1]++;
+        /* past 4 MB of f32, the smallest such multiple of 128 */
+        CHECK(side * side * 4.0 >= 4e6);
+        CHECK((side - 128.0) * (side - 128.0) * 4.0 < 4e6);
+    }
+    CHECK(seen[0] > 0 && seen[1] > 0);
+    json_decref(doc);
+}
+
 static void test_sweep(void)
 {
     char out[600], path[700];
@@ -1178,6 +1237,7 @@ static void test_sweep(void)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
     sweep_marks(frac_min);
     sweep_bad_level();
+    sweep_dram_floor_teams();
 }
 
 int main(int argc, char **argv)

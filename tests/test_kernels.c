@@ -714,55 +714,66 @@ static void test_skinny_quiet(const rb_config *cfg)
  * it, the shallow groups' blocks as before, the defaults (twice skb
  * beyond L2, skb within) where the blocking does not say or on another
  * path; the workspace's deepest block covers them, and the kernel
- * computes right with them. */
+ * computes right with them. With an L1 of 48 KiB (skb 96 rows of 256
+ * bytes) the deep blocks, 384 rows, pass the next-block order's 192, so
+ * the right edge's copy needs the deeper workspace. */
 static void test_skinny_deep(const rb_config *cfg)
 {
-    rb_config dc = *cfg;
-    dc.skinny_order = RB_SKINNY_STRIPS;
-    dc.shallow_groups = 3;
-    dc.deep_blocks = 4;
-    rb_configure(&dc);
-    for (int d = 0; d < RB_NDTYPES; d++) {
-        rb_blocking b;
-        rb_blocking_of((rb_dtype)d, &b);
-        const size_t el = rb_dtype_size((rb_dtype)d);
-        rb_skinny_plan plan;
-        if (strcmp(b.path, "avx512") != 0) {
-            CHECK(b.deep_blocks == 0);
-            rb_skinny_plan_of(&b, el, 6 * RB_SKINNY_ROWS + 1, 1000, 300, 300,
-                              1, &plan);
+    static const size_t l1s[] = {0, 48 << 10};
+    for (size_t li = 0; li < 2; li++) {
+        rb_config dc = *cfg;
+        dc.skinny_order = RB_SKINNY_STRIPS;
+        dc.shallow_groups = 3;
+        dc.deep_blocks = 4;
+        if (l1s[li])
+            dc.l1d = l1s[li];
+        rb_configure(&dc);
+        for (int d = 0; d < RB_NDTYPES; d++) {
+            rb_blocking b;
+            rb_blocking_of((rb_dtype)d, &b);
+            const size_t el = rb_dtype_size((rb_dtype)d);
+            rb_skinny_plan plan;
+            if (strcmp(b.path, "avx512") != 0) {
+                CHECK(b.deep_blocks == 0);
+                rb_skinny_plan_of(&b, el, 6 * RB_SKINNY_ROWS + 1, 1000, 300,
+                                  300, 1, &plan);
+                CHECK(plan.far && plan.skb == 2 * b.skb);
+                continue;
+            }
+            CHECK(b.deep_blocks == 4 && b.shallow_groups == 3);
+            if (l1s[li])
+                CHECK(b.skb == 96 && rb_skinny_deepest(&b) == 384);
+            const size_t last = 3 * RB_SKINNY_ROWS;
+            /* W of 1000 x 300 beyond the small L2 */
+            rb_skinny_plan_of(&b, el, last, 1000, 300, 300, 1, &plan);
+            CHECK(plan.far && !plan.runs &&
+                  plan.skb == (b.skb < 32 ? b.skb : 32));
+            rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 300, 1, &plan);
+            CHECK(plan.far && !plan.runs && plan.skb == 4 * b.skb);
+            CHECK(rb_skinny_deepest(&b) >= 4 * b.skb);
+            /* W of 40 x 300 within it (twice sc_bytes) */
+            CHECK(40.0 * 300 * (double)el <= 2.0 * (double)b.sc_bytes);
+            rb_skinny_plan_of(&b, el, last, 40, 300, 300, 1, &plan);
+            CHECK(!plan.far && plan.skb == b.skb);
+            rb_skinny_plan_of(&b, el, last + 1, 40, 300, 300, 1, &plan);
+            CHECK(!plan.far && plan.skb == 4 * b.skb);
+            /* a blocking that does not say: the defaults */
+            rb_blocking unsaid = b;
+            unsaid.deep_blocks = 0;
+            rb_skinny_plan_of(&unsaid, el, last + 1, 1000, 300, 300, 1, &plan);
             CHECK(plan.far && plan.skb == 2 * b.skb);
-            continue;
+            rb_skinny_plan_of(&unsaid, el, last + 1, 40, 300, 300, 1, &plan);
+            CHECK(!plan.far && plan.skb == b.skb);
         }
-        CHECK(b.deep_blocks == 4 && b.shallow_groups == 3);
-        const size_t last = 3 * RB_SKINNY_ROWS;
-        /* W of 1000 x 300 beyond the small L2 */
-        rb_skinny_plan_of(&b, el, last, 1000, 300, 300, 1, &plan);
-        CHECK(plan.far && !plan.runs && plan.skb == (b.skb < 32 ? b.skb : 32));
-        rb_skinny_plan_of(&b, el, last + 1, 1000, 300, 300, 1, &plan);
-        CHECK(plan.far && !plan.runs && plan.skb == 4 * b.skb);
-        CHECK(rb_skinny_deepest(&b) >= 4 * b.skb);
-        /* W of 40 x 300 within it (twice sc_bytes) */
-        CHECK(40.0 * 300 * (double)el <= 2.0 * (double)b.sc_bytes);
-        rb_skinny_plan_of(&b, el, last, 40, 300, 300, 1, &plan);
-        CHECK(!plan.far && plan.skb == b.skb);
-        rb_skinny_plan_of(&b, el, last + 1, 40, 300, 300, 1, &plan);
-        CHECK(!plan.far && plan.skb == 4 * b.skb);
-        /* a blocking that does not say: the defaults */
-        rb_blocking unsaid = b;
-        unsaid.deep_blocks = 0;
-        rb_skinny_plan_of(&unsaid, el, last + 1, 1000, 300, 300, 1, &plan);
-        CHECK(plan.far && plan.skb == 2 * b.skb);
-        rb_skinny_plan_of(&unsaid, el, last + 1, 40, 300, 300, 1, &plan);
-        CHECK(!plan.far && plan.skb == b.skb);
+        /* deep blocks beyond L2: full ones, a short last one and a right
+         * edge, at 1 and 2 threads (test_op's teams); within L2; and the
+         * shallow side of the bound */
+        test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){25, 1001, 301}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){24, 40, 300}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){19, 150, 131}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){18, 1000, 300}, "matmul_blocked");
     }
-    /* deep blocks beyond L2: full ones, a short last one and a right
-     * edge; within L2; and the shallow side of the bound */
-    test_op(RB_OP_MATMUL, (rb_shape){19, 1000, 300}, "matmul_blocked");
-    test_op(RB_OP_MATMUL, (rb_shape){25, 1001, 301}, "matmul_blocked");
-    test_op(RB_OP_MATMUL, (rb_shape){24, 40, 300}, "matmul_blocked");
-    test_op(RB_OP_MATMUL, (rb_shape){19, 150, 131}, "matmul_blocked");
-    test_op(RB_OP_MATMUL, (rb_shape){18, 1000, 300}, "matmul_blocked");
     rb_configure(cfg);
 }
 

@@ -80,10 +80,11 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
 
 /* The largest size at which DRAM's plateau starts in the read roofs of
  * the teams of r with these thread counts (0 where none has one): the
- * weights of every team go past it, so that a team whose curve a noisy
+ * weights of every team go past it (each team's side in its own units,
+ * so the sides can differ by a unit), so that a team whose curve a noisy
  * host cut short of the caches' end (a 2-thread read curve's DRAM from
  * 95 MB where the 1-thread one's started at 213) still streams them from
- * DRAM, and all teams sweep the same P and M. */
+ * DRAM. A team swept alone has only its own curve to go by. */
 double sweep_dram_floor(const roofline *r, const int *threads, int n);
 
 /* The level called name in the read roof of team t: that name, else for a
