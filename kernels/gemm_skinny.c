@@ -144,28 +144,30 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
  * test hooks, had put W in L2 at 1.10 to 1.15: the hooks slowed it.) The
  * AVX2 copy measured the same or up to 2% faster. The next-block
  * order keeps one step a turn: its requests, a step apart, pace it.
- * The C tile's rows go through one running pointer: written as c + i *
- * ldc + LANES * v, the compiler computed all rows x NV addresses up
- * front and spilled them (a 392-byte frame, 200 with the pointer; the
- * AVX-512 f32 entry's code 10% shorter). Measured on a Zen 5 guest,
- * the two builds' kernels called alternately in one process on W in L1
- * and C tiles in L2: the time of a call 0.93 to 0.96 of the old at 5
- * rows (kb = 16 to 64), 0.96 to 0.99 at 6 rows, 0.90 to 1.0 at 3 rows,
- * the same at kb = 256 (f64 6 rows 0.98 to 1.0); the check gate's
- * AVX2 matmul_blocked counted 1.2 to 2.6% fewer instructions. A call
- * of 32 steps still takes some 12% more than its steps (six rows): the
- * price of the shallow blocks that DRAM wants (strips_depth in
- * gemm_cntx.c). */
+ * The C tile's rows go through one running pointer, stepped before each
+ * row but the first (never past the tile): written as c + i * ldc +
+ * LANES * v, the compiler computed all rows x NV addresses up front and
+ * spilled them (a 392-byte frame, 264 with the pointer; the AVX-512 f32
+ * entry's code 10% shorter; stepped after each row but the last, 200
+ * bytes, but the check gate's AVX2 f64 8 x 512 x 512 then counted 5% more
+ * simulated L1 misses). Measured on a Zen 5 guest, the two builds'
+ * kernels called alternately in one process on W in L1 and C tiles in
+ * L2: the time of a call 0.93 to 1.0 of the old at 5 and 6 rows (kb = 16
+ * to 64), 0.90 to 1.0 at 3 rows, 0.99 to 1.01 at kb = 256 (f64 6 rows
+ * alike); the check gate's AVX2 matmul_blocked counts 1.0 to 2.6% fewer
+ * instructions. A call of 32 steps still takes some 12% more than its
+ * steps (six rows): the price of the shallow blocks that DRAM wants
+ * (strips_depth in gemm_cntx.c). */
 #define SKINNY_BODY(VEC, LANES, NV, LOAD, STORE, SET1, FMA, ZERO, T, NEXT,    \
                     CTILE, FAR_L1)                                             \
     VEC acc[ROWS][NV];                                                         \
     {                                                                          \
         const T *ci = c;                                                       \
         _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
+            if (i > 0)                                                         \
+                ci += ldc;                                                     \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
                 acc[i][v] = accumulate ? LOAD(ci + LANES * v) : ZERO();        \
-            if (i + 1 < rows)                                                  \
-                ci += ldc;                                                     \
         }                                                                      \
     }                                                                          \
     const char *far = pf ? (const char *)pf->far : NULL;                      \
@@ -191,10 +193,10 @@ _Static_assert(UNROLL == 4, "GCC unroll 4 below is UNROLL");
     {                                                                          \
         T *ci = c;                                                             \
         _Pragma("GCC unroll 6") for (int i = 0; i < rows; i++) {               \
+            if (i > 0)                                                         \
+                ci += ldc;                                                     \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)               \
                 STORE(ci + LANES * v, acc[i][v]);                              \
-            if (i + 1 < rows)                                                  \
-                ci += ldc;                                                     \
         }                                                                      \
     }
 
