@@ -208,21 +208,18 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * with W beyond L3 it also won past MC rows: rb_skinny_rows. */
     out->skinny_max = out->mc;
     out->skinny_order = current->skinny_order;
-    /* only the AVX-512 copies are built to take it (gemm_skinny.c) */
-    out->far_to_l1 =
-        current->far_to_l1 && (path->needs & RB_ISA_AVX512F) != 0;
-    /* measured with those requests, on the AVX-512 copies only */
-    out->shallow_groups = current->shallow_groups &&
-                                  (path->needs & RB_ISA_AVX512F) != 0
+    /* The rules below were measured on the AVX-512 copies only, and only
+     * those are built to take the strips ahead into L1 (gemm_skinny.c) */
+    const int avx512 = (path->needs & RB_ISA_AVX512F) != 0;
+    out->far_to_l1 = avx512 && current->far_to_l1;
+    out->shallow_groups = avx512 && current->shallow_groups
                               ? current->shallow_groups
                               : SHALLOW_GROUPS;
-    out->quiet_l3_groups = (path->needs & RB_ISA_AVX512F) != 0
-                               ? current->quiet_l3_groups
-                               : 0;
+    out->quiet_l3_groups = avx512 ? current->quiet_l3_groups : 0;
     /* at most 16 (measured, and slower: strips_depth) */
-    out->deep_blocks = (path->needs & RB_ISA_AVX512F) == 0 ? 0
-                       : current->deep_blocks > 16   ? 16
-                                                     : current->deep_blocks;
+    out->deep_blocks = !avx512                     ? 0
+                       : current->deep_blocks > 16 ? 16
+                                                   : current->deep_blocks;
     out->l3_bytes =
         current->l3_all ? sane(current->l3_all, 1 << 20, 256 << 20, l3) : l3;
     /* the two orders' accounts share all but where the strips' depths

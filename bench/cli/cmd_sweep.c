@@ -285,12 +285,13 @@ static int team_cache(const rb_machine *m, const char *name, int t,
 static int size_levels(const rb_machine *m, const roofline *roof,
                        sweep_plan *plan, rb_err *e)
 {
+    /* DRAM weights past the latest start of DRAM among the teams */
+    const double dram_floor =
+        sweep_dram_floor(roof, plan->threads, plan->nthreads);
     for (int l = 0; l < plan->nlevels; l++) {
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
             continue;
-        const double dram_floor =
-            sweep_dram_floor(roof, plan->threads, plan->nthreads);
         /* the team's roofline and cache once per thread count, for every
          * dtype */
         for (int t = 0; t < plan->nthreads; t++) {
