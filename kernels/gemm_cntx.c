@@ -256,7 +256,7 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
  * of 64 bytes, so addresses 4 KiB apart share a set.) A strip of 32 such
  * rows, four lines each, then wants 16 or 32 lines of a set that holds 8
  * or 12. */
-static int rows_alias(size_t ld, size_t el)
+int rb_rows_alias(size_t ld, size_t el)
 {
     return ld * el % 2048 == 0;
 }
@@ -305,7 +305,7 @@ static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
      * groups (B = 12 and 16) 0.87 to 1.25 at 1 thread (10 of 12
      * below 1) and 0.89 to 1.31 at 2. So there the configuration
      * (host.c) takes 32 rows up to three groups only.
-     * Rows a multiple of 2 KiB apart (rows_alias) take skb rows
+     * Rows a multiple of 2 KiB apart (rb_rows_alias) take skb rows
      * (L1/2) from two groups on, on the same CPUs and copies: on that
      * Zen 5 guest, in `roofbench run` with the depth set from outside
      * and alternated, 12 x 4096 x 4096 ran at 109 to 115 GFLOP/s with
@@ -350,7 +350,7 @@ static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
      * column strip in one block) 0.47. So there deep_blocks is 4
      * (host.c). */
     return groups > shallow_of(b) ? deep_of(b, 1)
-           : groups > 1 && b->far_to_l1 && rows_alias(ld, el)
+           : groups > 1 && b->far_to_l1 && rb_rows_alias(ld, el)
                ? b->skb
                : b->skb < 32 ? b->skb : 32;
 }

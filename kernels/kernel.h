@@ -265,6 +265,13 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
 size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
                       int nthreads);
 
+/* Whether rows ld elements of el bytes apart alias in the caches: a
+ * stride that is a multiple of 2 KiB, so that a column's lines fall in at
+ * most two sets of L1 (and few of L2), and kernels that read W down its
+ * columns (the skinny path's strips) lose most of what the caches hold
+ * (gemm_cntx.c; the sweep's own sizes avoid such strides). */
+int rb_rows_alias(size_t ld, size_t el);
+
 /* The most rows of W any skinny plan of b takes a block, whatever the
  * shape and stride (rb_skinny_plan_of): what a buffer for one block needs. */
 size_t rb_skinny_deepest(const rb_blocking *b);

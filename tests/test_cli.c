@@ -1052,6 +1052,50 @@ static void sweep_marks(double frac_min)
                          "spread");
 }
 
+/* Given weights whose rows alias in the caches (512 f32 columns: 2 KiB
+ * apart) are swept as given, with a note under their table and
+ * rows_alias in every curve; 80 columns (320 bytes) have neither. */
+static void sweep_alias_note(void)
+{
+    char out[700], path[760];
+    snprintf(out, sizeof(out), "%s/sweep-alias", ceildir);
+    const char *args[] = {"sweep",     "--p",        "64",     "--m",
+                          "512",       "--batch",    "1:2",    "--dtype",
+                          "f32",       "--threads",  "1",      "--kernel",
+                          "matmul_blocked",          "--min-time", "0.001",
+                          "--samples", "3",          "--rounds", "1",
+                          "--profile", "tpu-v5e",
+                          "--ceilings", ceilfile,    "--out",  out,
+                          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "P = 64, M = 512");
+    CHECK_STR_HAS(r.out, "W's rows are 2048 bytes apart (M x 4), a multiple "
+                         "of 2 KiB");
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    json_t *doc = load_json(path);
+    CHECK(doc != NULL);
+    json_t *curves = json_object_get(doc, "curves");
+    CHECK(json_array_size(curves) >= 1);
+    size_t i;
+    json_t *c;
+    json_array_foreach(curves, i, c)
+        CHECK(json_is_true(json_object_get(c, "rows_alias")));
+    json_decref(doc);
+    args[4] = "80";
+    snprintf(out, sizeof(out), "%s/sweep-noalias", ceildir);
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK(strstr(r.out, "W's rows are") == NULL);
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    doc = load_json(path);
+    CHECK(doc != NULL);
+    json_array_foreach(json_object_get(doc, "curves"), i, c)
+        CHECK(json_is_false(json_object_get(c, "rows_alias")));
+    json_decref(doc);
+}
+
 /* A level the roofline does not have: refused before any work. */
 static void sweep_bad_level(void)
 {
@@ -1117,9 +1161,10 @@ static void sweep_dram_floor_teams(void)
         CHECK(t == 1 || t == 2);
         if (t == 1 || t == 2)
             seen[t - 1]++;
-        /* past 4 MB of f32, the smallest such multiple of 128 */
+        /* past 4 MB of f32, the smallest multiple of 64 (one thread) or
+         * 128 (two) whose rows do not alias: 1024 would, so one unit more */
         CHECK(side * side * 4.0 >= 4e6);
-        CHECK((side - 128.0) * (side - 128.0) * 4.0 < 4e6);
+        CHECK_INT((json_int_t)side, t == 1 ? 1088 : 1152);
     }
     CHECK(seen[0] > 0 && seen[1] > 0);
     json_decref(doc);
@@ -1237,6 +1282,7 @@ static void test_sweep(void)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
     sweep_marks(frac_min);
     sweep_bad_level();
+    sweep_alias_note();
     sweep_dram_floor_teams();
 }
 

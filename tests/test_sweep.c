@@ -179,20 +179,22 @@ static void test_weights(void)
     CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
               0);
     CHECK_INT(s, 384);
-    /* DRAM: the smallest multiple of 64 at or past the plateau's start */
+    /* DRAM: the smallest multiple of 64 at or past the plateau's start,
+     * 3584 (3535.5 x 3535.5 f64 is 100 MB), but its rows are 28 KiB
+     * apart, a multiple of 2 KiB (rb_rows_alias): one more, 3648 */
     CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, 0.0, &s, why, sizeof(why)),
               0);
-    CHECK_INT(s % 64, 0);
-    CHECK((double)s * (double)s * 8.0 >= 100e6);
-    CHECK((double)(s - 64) * (double)(s - 64) * 8.0 < 100e6);
+    CHECK_INT(s, 3648);
+    CHECK(!rb_rows_alias(s, 8) && rb_rows_alias(s - 64, 8));
+    CHECK((double)(s - 128) * (double)(s - 128) * 8.0 < 100e6);
     /* f32 on two threads: whole 256-byte strips (64 columns) for both,
      * so a multiple of 128: the DRAM side the smallest at or past the
-     * start; an L2 side of 576 (1.33 MB, 4.5 x 128) goes to 640 */
+     * start, 5120, whose 20 KiB rows alias: 5248; an L2 side of 576
+     * (1.33 MB, 4.5 x 128) goes to 640 */
     CHECK_INT(sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s, why, sizeof(why)),
               0);
-    CHECK_INT(s % 128, 0);
-    CHECK((double)s * (double)s * 4.0 >= 100e6);
-    CHECK((double)(s - 128) * (double)(s - 128) * 4.0 < 100e6);
+    CHECK_INT(s, 5248);
+    CHECK((double)(s - 256) * (double)(s - 256) * 4.0 < 100e6);
     b->levels[1].ends_bytes = 2.0 * 576 * 576 * 4;
     CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
               0);
@@ -228,14 +230,15 @@ static void test_weights(void)
                        "L2, DRAM)");
     /* L2 only as part of a span "L1-L3" ending at 200 MB: sized by the
      * cache's own 2 MiB for the team (half of it: 512 x 512 f32), not by
-     * the span's end; without the cache's size, by the span's; an exact
-     * L2 plateau ignores it */
+     * the span's end, whose 2 KiB rows alias, so one unit (128) below:
+     * 384; without the cache's size, by the span's; an exact L2 plateau
+     * ignores it */
     snprintf(b->levels[1].name, sizeof(b->levels[1].name), "L1-L3");
     b->levels[1].ends_bytes = 200e6;
     CHECK_INT(sweep_weights_side(&t, "L2", 4, 2.0 * 1048576, 0.0, &s, why,
                                  sizeof(why)),
               0);
-    CHECK_INT(s, 512);
+    CHECK_INT(s, 384);
     CHECK_INT(sweep_weights_side(&t, "L2", 4, 0.0, 0.0, &s, why, sizeof(why)),
               0);
     CHECK((double)s * (double)s * 4.0 > 50e6);
@@ -245,12 +248,24 @@ static void test_weights(void)
         sweep_weights_side(&t, "L2", 4, 65536.0, 0.0, &s, why, sizeof(why)), 0);
     CHECK_INT(s, 384);
     /* DRAM past a floor above the team's start: at or past the floor, by
-     * the same units; a floor below the start changes nothing */
+     * the same units (8704, 34 KiB rows, aliases: 8832); a floor below
+     * the start changes nothing */
     CHECK_INT(
         sweep_weights_side(&t, "DRAM", 4, 0.0, 300e6, &s, why, sizeof(why)), 0);
-    CHECK_INT(s % 128, 0);
-    CHECK((double)s * (double)s * 4.0 >= 300e6);
-    CHECK((double)(s - 128) * (double)(s - 128) * 4.0 < 300e6);
+    CHECK_INT(s, 8832);
+    CHECK((double)(s - 256) * (double)(s - 256) * 4.0 < 300e6);
+    /* eight threads, f32: multiples of 512 (2 KiB), which all alias, so
+     * the smallest at or past the start stays */
+    t.threads = 8;
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
+    CHECK_INT(s, 5120);
+    t.threads = 2;
+    /* the rule: rows a multiple of 2 KiB apart */
+    CHECK(rb_rows_alias(4096, 4) && rb_rows_alias(512, 4) &&
+          rb_rows_alias(256, 8) && rb_rows_alias(8192, 8));
+    CHECK(!rb_rows_alias(8960, 4) && !rb_rows_alias(4112, 4) &&
+          !rb_rows_alias(6336, 8) && !rb_rows_alias(128, 8));
     uint64_t s0;
     CHECK_INT(
         sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s0, why, sizeof(why)), 0);

@@ -407,6 +407,8 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
         plan->levels[c->level].name, "dtype", rb_dtype_name(plan->dtypes[c->d]),
         "threads", plan->threads[c->t], "kernel", c->kernel->name, "p",
         (json_int_t)c->p, "m", (json_int_t)c->m, "points", (json_int_t)c->n);
+    const size_t el = rb_dtype_size(plan->dtypes[c->d]);
+    jd_set(jd, o, "rows_alias", json_boolean(rb_rows_alias(c->m, el)));
     if (c->has_knee) {
         jd_set(jd, o, "plateau_gflops", jd_num(c->knee.plateau));
         jd_set(jd, o, "plateau_batch", jd_num(c->knee.plateau_batch));
@@ -1058,6 +1060,14 @@ static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
                 (double)cs[0]->p * (double)cs[0]->m *
                     (double)rb_dtype_size(plan->dtypes[d]) / 1e6,
                 cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
+    const size_t el = rb_dtype_size(plan->dtypes[d]);
+    if (rb_rows_alias(cs[0]->m, el))
+        fprintf(f,
+                "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
+                "KiB: a column's lines share a few cache sets,\nwhich slows "
+                "kernels that read W down its columns (STREAM offsets its "
+                "arrays for this);\nthe sweep's own sizes avoid such strides",
+                (unsigned long long)(cs[0]->m * el), el);
     fprintf(f, "\n%6s %8s %6s %13s", "B", "FLOP/B", "roof", "probe");
     for (int k = 0; k < nc; k++)
         fprintf(f, " %24s", cs[k]->kernel->name);
