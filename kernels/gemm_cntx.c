@@ -234,7 +234,10 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     "; on the AVX-512 path, W whose whole fits in L3 as in L2 up to "         \
     "quiet_l3_groups row groups, from three rows; past shallow_groups, "      \
     "deep_blocks skb where set, from beyond L2 in the strip order and "       \
-    "within L2); C block of all rows = L2/2"
+    "within L2); C block of all rows = L2/2 (two to shallow_groups groups "   \
+    "beyond L2 in the strip order where the strips go ahead into L1: with "   \
+    "a pass of 32 W rows = L2/4, even blocks, the requests running on into " \
+    "the next W block)"
     out->skinny_why =
         out->skinny_order == RB_SKINNY_NEXT_BLOCK
             ? SKINNY_WHY("L3", "; from beyond L3: 64 rows for one row group "
@@ -433,6 +436,18 @@ size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
     return nthreads > 1 ? 2 * b->skinny_max : b->skinny_max;
 }
 
+/* The width of blocks of at most `most` columns (a multiple of sw) that
+ * split cols evenly in whole strips of sw: the fewest such blocks, as
+ * wide as one another as strips allow. */
+static size_t even_blocks(size_t cols, size_t most, size_t sw)
+{
+    if (cols == 0)
+        return sw;
+    const size_t blocks = (cols + most - 1) / most;
+    const size_t per = (cols + blocks - 1) / blocks;
+    return (per + sw - 1) / sw * sw;
+}
+
 void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                        size_t cols, size_t ld, int nthreads,
                        rb_skinny_plan *out)
@@ -448,6 +463,7 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
                           (double)b->l3_bytes;
     /* One or two rows of A, W from beyond L2: the run kernels (below) */
     out->runs = beyond_l2 && n <= 2;
+    out->wrap = 0;
     /* W within L3 on the copies configured so (quiet_l3_groups: the
      * AVX-512 path on Zen 5, host.c), up to that many row groups: read as
      * from L2, its blocks and nothing asked for ahead, which the hardware
@@ -506,6 +522,40 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
         out->skb = groups > shallow_of(b) ? deep_of(b, 0) : b->skb;
     } else if (out->order == RB_SKINNY_STRIPS) {
         out->skb = strips_depth(b, el, groups, ld);
+        /* Two to shallow_groups row groups, on the copies whose strips
+         * go ahead into L1 (Zen 5's; where it was measured): C blocks
+         * that a quarter of L2 holds beside one pass of W over them (n +
+         * 32 rows), split evenly in whole strips over the member's
+         * columns, the requests running on into the next W block past a
+         * block's last strips. With all the columns in one block (8960
+         * f32: 430 KB of C at B = 12 beside 1.1 MB of W a pass) C left L2
+         * between passes. Measured on a Zen 5 guest, W from DRAM, B =
+         * 8, 12 and 16 (two and three groups): the kernel called
+         * directly, this rule against one block of all the columns,
+         * alternated call by call in one process, medians of 5 rounds, 1
+         * thread: f32 P = M = 7296 and 10496 1.03 to 1.12 times as fast,
+         * f64 4224 1.05 to 1.11, f64 7424 and 8960 0.99 to 1.01; fixed
+         * widths before it, f32 8960: 2048 columns 1.08 to 1.13 (512 as
+         * good at B = 12), f64 6336 1024 columns 1.06 to 1.14, 2 threads
+         * f32 8960 1536 columns 1.07 (2048: 1.02 to 1.03). In `roofbench
+         * run` against the build before, two alternated pairs: f32 8960
+         * B = 12 1.11 at 1 thread and 1.07 at 2, B = 16 1.09 at 1, B = 8
+         * and B = 16 at 2 within the noise; f64 6336 1.03 to 1.15 at 1
+         * and 2 threads. Where C and a pass already fit (f32 5952, B = 8)
+         * 0.99 to 1.0. Not with one group (B = 3 to 6, 2048 columns: 0.94
+         * to 0.99) nor past shallow_groups (B = 24 and 32: 0.94 to 0.98,
+         * B = 64 1.0 to 1.02). Without the wrap, blocks of 4 strips ran
+         * 0.94 times as fast at B = 64. */
+        if (b->far_to_l1 && groups > 1 && groups <= shallow_of(b)) {
+            /* a pass as deep as where rows do not alias, whatever ld:
+             * the workspace (own_c) is sized from the shape alone */
+            const size_t pass = b->skb < 32 ? b->skb : 32;
+            const size_t most = b->sc_bytes / 2 / ((n + pass) * el) / sw * sw;
+            const size_t even = even_blocks(cols, most < sw ? sw : most, sw);
+            if (even < jc)
+                jc = even;
+            out->wrap = 1;
+        }
     } else {
         /* The next W block asked for row after row: the block (skb rows
          * x jc columns) and the next one in half of L2. Measured on Zen 5

@@ -244,8 +244,10 @@ typedef struct {
     rb_skinny_order order; /* RB_SKINNY_STRIPS unless beyond L3        */
     size_t skb, jc;
     /* in the strip order with W far: the strip this many to the right is
-     * the one asked for */
+     * the one asked for; with wrap, past a W block's last strip, the
+     * next block's strip as far on (else none) */
     size_t ahead;
+    int wrap;
     /* with W far: each call also asks for the next call's C tile (the
      * AVX-512 kernels; the AVX2 ones ask for none) */
     int c_tile;

@@ -230,7 +230,7 @@ static void edge_tile(rb_dtype dt, const gemm_cntx *cx, size_t h, size_t kb,
  * each. */
 typedef struct {
     const char *w;
-    size_t nj, ne, run, lines;
+    size_t nk, nj, ne, run, lines;
 } skinny_next;
 
 /* The block after rows [k0, k0 + skb) of columns [jb, je) of this member's
@@ -252,6 +252,7 @@ next_block(const rb_operands *x, size_t el, const rb_skinny_plan *plan,
                   ? min_sz(plan->skb, x->p - nk) * (n.run / 64)
                   : 0;
     n.w = (const char *)x->b + (nk * x->ldb + n.nj) * el;
+    n.nk = nk;
     return n;
 }
 
@@ -512,11 +513,22 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
             for (size_t j = jb; j < je; j += sw) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                /* strips: the strip plan.ahead to the right */
-                const char *ahead =
-                    plan.far && !next && j + (plan.ahead + 1) * sw <= je
-                        ? wk + plan.ahead * sw * el
-                        : NULL;
+                /* strips: the strip plan.ahead to the right, or with
+                 * plan.wrap past this block's last, the next block's
+                 * strip as far on if it is a full one (its rows, fewer
+                 * where that block is the last and shallower) */
+                const char *ahead = NULL;
+                size_t ahead_rows = kb;
+                if (plan.far && !next) {
+                    const size_t on = j + plan.ahead * sw;
+                    if (on + sw <= je)
+                        ahead = wk + plan.ahead * sw * el;
+                    else if (plan.wrap && on >= je &&
+                             nb.nj + (on - je) + sw <= nb.ne) {
+                        ahead = nb.w + (on - je) * el;
+                        ahead_rows = min_sz(plan.skb, x->p - nb.nk);
+                    }
+                }
                 /* after this strip's last group: the next full strip's
                  * first group, or that of the next W block's first strip
                  * (this block's first, or the next block's), if that
@@ -544,7 +556,8 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
                         gemm_skinny_pf pf;
                         if (plan.far) {
                             requests(&pf, next ? &nb : NULL, ld, call, calls,
-                                     ahead, r0, r1, g == 0,
+                                     ahead, min_sz(r0, ahead_rows),
+                                     min_sz(r1, ahead_rows), g == 0,
                                      !plan.c_tile ? NULL
                                      : !last      ? ci + h * cld
                                      : then       ? cn

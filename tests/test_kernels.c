@@ -777,6 +777,68 @@ static void test_skinny_deep(const rb_config *cfg)
     rb_configure(cfg);
 }
 
+/* C blocks beside a pass of W in the strip order, two to shallow_groups
+ * row groups, W beyond L2, the strips ahead into L1 (the AVX-512 path):
+ * whole strips, as even as strips allow, that a quarter of L2 holds
+ * with 32 rows of W, whatever W's stride; the requests wrapping into the
+ * next block. Not with one group, past shallow_groups, nor where the
+ * strips go ahead into L2. Then the products themselves: many blocks, a
+ * short last block of rows, a right edge, at 1 and 2 threads. */
+static void test_skinny_c_blocks(const rb_config *cfg)
+{
+    rb_config dc = *cfg;
+    dc.skinny_order = RB_SKINNY_STRIPS;
+    dc.shallow_groups = 3;
+    dc.far_to_l1 = 1;
+    rb_configure(&dc);
+    for (int d = 0; d < RB_NDTYPES; d++) {
+        rb_blocking b;
+        rb_blocking_of((rb_dtype)d, &b);
+        const size_t el = rb_dtype_size((rb_dtype)d), sw = b.sw;
+        rb_skinny_plan plan, wide;
+        for (size_t n = 1; n <= 4 * RB_SKINNY_ROWS; n++) {
+            const size_t groups = (n + RB_SKINNY_ROWS - 1) / RB_SKINNY_ROWS;
+            rb_skinny_plan_of(&b, el, n, 1000, 1500, 1500, 1, &plan);
+            CHECK(plan.far && !plan.runs == (n > 2));
+            const int rule = strcmp(b.path, "avx512") == 0 && groups > 1 &&
+                             groups <= 3;
+            CHECK_INT(plan.wrap, rule);
+            if (!rule)
+                continue;
+            /* the widest a quarter of L2 holds with a pass of W, at
+             * least a strip, and the fewest blocks of at most that */
+            const size_t pass = b.skb < 32 ? b.skb : 32;
+            size_t most = b.sc_bytes / 2 / ((n + pass) * el) / sw * sw;
+            if (most < sw)
+                most = sw;
+            if (plan.jc % sw || plan.jc > most ||
+                (1500 + plan.jc - 1) / plan.jc != (1500 + most - 1) / most)
+                fprintf(stderr, "n %zu: jc %zu, most %zu, sw %zu\n", n,
+                        plan.jc, most, sw);
+            CHECK_INT(plan.jc % sw, 0);
+            CHECK(plan.jc <= most);
+            CHECK_INT((1500 + plan.jc - 1) / plan.jc, (1500 + most - 1) / most);
+            /* whatever the stride: rows 2 KiB apart (deeper blocks) */
+            rb_skinny_plan_of(&b, el, n, 1000, 1500, 2048 / el, 1, &wide);
+            CHECK_INT(wide.jc, plan.jc);
+            rb_skinny_plan_of(&b, el, n, 1000, 1500, 1500, 2, &wide);
+            CHECK_INT(wide.jc, plan.jc);
+        }
+        /* the strips ahead into L2: all the columns in one C block */
+        rb_config l2c = dc;
+        l2c.far_to_l1 = 0;
+        rb_configure(&l2c);
+        rb_blocking_of((rb_dtype)d, &b);
+        rb_skinny_plan_of(&b, el, 12, 1000, 1500, 1500, 1, &plan);
+        CHECK(plan.far && !plan.wrap);
+        rb_configure(&dc);
+    }
+    test_op(RB_OP_MATMUL, (rb_shape){12, 1000, 1500}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){13, 1001, 1501}, "matmul_blocked");
+    test_op(RB_OP_MATMUL, (rb_shape){18, 97, 2000}, "matmul_blocked");
+    rb_configure(cfg);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
@@ -807,6 +869,7 @@ int main(void)
                 test_skinny_depth(&cfg);
                 test_skinny_quiet(&cfg);
                 test_skinny_deep(&cfg);
+                test_skinny_c_blocks(&cfg);
             }
         }
     test_skinny_rows();
