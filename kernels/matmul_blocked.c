@@ -508,24 +508,26 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
             /* the full strips' calls share the lines (the right edge
              * asks for none) */
             const size_t full = (je - jb) / sw,
-                         calls = (full > 0 ? full : 1) * groups;
+                         calls = (full > 0 ? full : 1) * groups,
+                         here = (je - jb + sw - 1) / sw; /* and the edge */
             size_t call = 0;
-            for (size_t j = jb; j < je; j += sw) {
+            for (size_t j = jb, si = 0; j < je; j += sw, si++) {
                 const size_t w = min_sz(sw, je - j);
                 const char *wk = b + (k0 * x->ldb + j) * el;
-                /* strips: the strip plan.ahead to the right, or with
-                 * plan.wrap past this block's last, the next block's
-                 * strip as far on if it is a full one (its rows, fewer
-                 * where that block is the last and shallower) */
+                /* strips: the strip plan.ahead to the right if it is a
+                 * full one; with plan.wrap, past this block's last strip
+                 * (its right edge counted as one), the next block's strip
+                 * as many on, if it is a full one (its rows: fewer where
+                 * that block is the last and shallower) */
                 const char *ahead = NULL;
                 size_t ahead_rows = kb;
                 if (plan.far && !next) {
-                    const size_t on = j + plan.ahead * sw;
-                    if (on + sw <= je)
+                    const size_t at = si + plan.ahead;
+                    if (at < full) {
                         ahead = wk + plan.ahead * sw * el;
-                    else if (plan.wrap && on >= je &&
-                             nb.nj + (on - je) + sw <= nb.ne) {
-                        ahead = nb.w + (on - je) * el;
+                    } else if (plan.wrap && at >= here &&
+                               nb.nj + (at - here + 1) * sw <= nb.ne) {
+                        ahead = nb.w + (at - here) * sw * el;
                         ahead_rows = min_sz(plan.skb, x->p - nb.nk);
                     }
                 }

@@ -790,6 +790,9 @@ static void test_skinny_c_blocks(const rb_config *cfg)
     dc.skinny_order = RB_SKINNY_STRIPS;
     dc.shallow_groups = 3;
     dc.far_to_l1 = 1;
+    /* an L1 whose half holds 64 rows of a strip: skb 64, so that rows
+     * that alias take deeper blocks than the 32 others take */
+    dc.l1d = 32 << 10;
     rb_configure(&dc);
     for (int d = 0; d < RB_NDTYPES; d++) {
         rb_blocking b;
@@ -818,8 +821,11 @@ static void test_skinny_c_blocks(const rb_config *cfg)
             CHECK_INT(plan.jc % sw, 0);
             CHECK(plan.jc <= most);
             CHECK_INT((1500 + plan.jc - 1) / plan.jc, (1500 + most - 1) / most);
-            /* whatever the stride: rows 2 KiB apart (deeper blocks) */
-            rb_skinny_plan_of(&b, el, n, 1000, 1500, 2048 / el, 1, &wide);
+            /* whatever the stride: rows 8 or 16 KiB apart take deeper
+             * blocks, not other C blocks */
+            CHECK(b.skb > 32);
+            rb_skinny_plan_of(&b, el, n, 1000, 1500, 2048, 1, &wide);
+            CHECK(wide.skb > plan.skb);
             CHECK_INT(wide.jc, plan.jc);
             rb_skinny_plan_of(&b, el, n, 1000, 1500, 1500, 2, &wide);
             CHECK_INT(wide.jc, plan.jc);

@@ -255,11 +255,28 @@ static void test_weights(void)
     CHECK_INT(s, 8832);
     CHECK((double)(s - 256) * (double)(s - 256) * 4.0 < 300e6);
     /* eight threads, f32: multiples of 512 (2 KiB), which all alias, so
-     * the smallest at or past the start stays */
+     * 64 more than the smallest at or past the start, 5120 */
     t.threads = 8;
     CHECK_INT(sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s, why, sizeof(why)),
               0);
-    CHECK_INT(s, 5120);
+    CHECK_INT(s, 5184);
+    /* a cache level moves down only while the weights stay in it: an L2
+     * plateau from 480 to 700 KiB, f64 on one thread (multiples of 64):
+     * 256 (512 KiB) aliases, 192 (288 KiB) would fall below the start and
+     * 320 (800 KiB) past the end, so 256 stays; ending at 900 KiB, 320 */
+    t.threads = 1;
+    b->levels[1].starts_bytes = 480.0 * 1024;
+    b->levels[1].ends_bytes = 700.0 * 1024;
+    CHECK_INT(sweep_weights_side(&t, "L2", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
+    CHECK_INT(s, 256);
+    CHECK(rb_rows_alias(s, 8));
+    b->levels[1].ends_bytes = 900.0 * 1024;
+    CHECK_INT(sweep_weights_side(&t, "L2", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
+    CHECK_INT(s, 320);
+    b->levels[1].starts_bytes = starts[1];
+    b->levels[1].ends_bytes = ends[1];
     t.threads = 2;
     /* the rule: rows a multiple of 2 KiB apart */
     CHECK(rb_rows_alias(4096, 4) && rb_rows_alias(512, 4) &&

@@ -52,8 +52,9 @@ static const flag_spec sweep_flags[] = {
      .def_quick = "L2",
      .help = "memory levels the weight matrix [P,M] should sit in (L1, L2, "
              "L3, DRAM): P = M is chosen per level, dtype and thread count "
-             "from the host roofline's plateaus, never with rows a multiple "
-             "of 2 KiB apart (their lines would share a few cache sets)"},
+             "from the host roofline's plateaus, avoiding rows a multiple "
+             "of 2 KiB apart where the level allows (their lines would share "
+             "a few cache sets)"},
     {.name = "p",
      .meta = "N",
      .type = FLAG_COUNT,

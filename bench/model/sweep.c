@@ -236,22 +236,33 @@ static uint64_t side_in(double bytes, unsigned el, uint64_t unit, double end)
 }
 
 /* A side whose rows of el bytes alias in the caches (rb_rows_alias: a
- * multiple of 2 KiB apart) moved by one unit: up for DRAM (it stays past
- * the floor), down for a cache (it stays within), unless no multiple of
- * unit escapes or there is none below. STREAM offsets its arrays for the
- * same reason. Measured on a Zen 5 guest, matmul_blocked (f32, 1 thread,
- * W from DRAM) with rows padded by 64 elements against the same product
- * unpadded: P = M = 8192 1.40, 1.62 and 1.21 times as fast at B = 4, 8
- * and 16, 4096 1.60 to 1.86 at B = 4 and 8, f64 4096 1.55 at B = 8. The
- * sweep is about the ridge, not about that pathology; weights given with
- * --p and --m are taken as given, and their tables say when they alias. */
-static uint64_t unaliased(uint64_t side, unsigned el, uint64_t unit, int up)
+ * multiple of 2 KiB apart) moved by the least step that escapes: a unit,
+ * keeping the team's even shares, or where every multiple of the unit
+ * aliases (teams of a multiple of 8 threads) 64 elements, one strip more
+ * or less for a member. For a cache (hi > 0) down while the weights stay
+ * at or past the level's start (lo), else up while they stay within its
+ * end (hi), else as it is; for DRAM (hi 0) up, past the floor. STREAM
+ * offsets its arrays for the same reason. Measured on a Zen 5 guest,
+ * matmul_blocked (f32, 1 thread, W from DRAM) with rows padded by 64
+ * elements against the same product unpadded: P = M = 8192 1.40, 1.62
+ * and 1.21 times as fast at B = 4, 8 and 16, 4096 1.60 to 1.86 at B = 4
+ * and 8, f64 4096 1.55 at B = 8. The sweep is about the ridge, not about
+ * that pathology; weights given with --p and --m are taken as given, and
+ * every table whose rows alias says so. */
+static uint64_t unaliased(uint64_t side, unsigned el, uint64_t unit,
+                          double lo, double hi)
 {
-    if (!rb_rows_alias(side, el) || rb_rows_alias(unit, el))
+    if (!rb_rows_alias(side, el))
         return side;
-    if (up)
-        return side + unit;
-    return side > unit ? side - unit : side;
+    const uint64_t step = rb_rows_alias(unit, el) ? 64 : unit;
+    if (hi <= 0.0)
+        return side + step;
+    const double below = (double)(side - step), above = (double)(side + step);
+    if (side > step && below * below * el >= lo)
+        return side - step;
+    if (above * above * el <= hi)
+        return side + step;
+    return side;
 }
 
 double sweep_dram_floor(const roofline *r, const int *threads, int n)
@@ -310,6 +321,6 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     if (!dram && (double)*side * (double)*side * el > end)
         unit = 64;
     *side = unaliased(side_in(bytes, el, unit, dram ? 0.0 : end), el, unit,
-                      dram);
+                      lv->starts_bytes, dram ? 0.0 : end);
     return 0;
 }

@@ -1066,7 +1066,8 @@ static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
                 "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
                 "KiB: a column's lines share a few cache sets,\nwhich slows "
                 "kernels that read W down its columns (STREAM offsets its "
-                "arrays for this);\nthe sweep's own sizes avoid such strides",
+                "arrays for this);\nthe sweep sizes its own weights to "
+                "avoid such strides where the level allows",
                 (unsigned long long)(cs[0]->m * el), el);
     fprintf(f, "\n%6s %8s %6s %13s", "B", "FLOP/B", "roof", "probe");
     for (int k = 0; k < nc; k++)
