@@ -540,12 +540,13 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * f32 8960 1536 columns 1.07 (2048: 1.02 to 1.03). In `roofbench
          * run` against the build before, two alternated pairs: f32 8960
          * B = 12 1.11 at 1 thread and 1.07 at 2, B = 16 1.09 at 1, B = 8
-         * and B = 16 at 2 within the noise; f64 6336 1.03 to 1.15 at 1
-         * and 2 threads. Where C and a pass already fit (f32 5952, B = 8)
-         * 0.99 to 1.0. Not with one group (B = 3 to 6, 2048 columns: 0.94
-         * to 0.99) nor past shallow_groups (B = 24 and 32: 0.94 to 0.98,
-         * B = 64 1.0 to 1.02). Without the wrap, blocks of 4 strips ran
-         * 0.94 times as fast at B = 64. */
+         * and B = 16 at 2 within the noise; f64 6336 B = 8 and 12 1.04 to
+         * 1.15 at 1 and 2 threads, B = 16 0.96 to 1.09; f64 5184 (called
+         * directly) 1.06 to 1.15. Where C and a pass already fit (f32
+         * 5952, B = 8) 0.99 to 1.0. Not with one group (B = 3 to 6, 2048
+         * columns: 0.94 to 0.99) nor past shallow_groups (B = 24 and 32:
+         * 0.94 to 0.98, B = 64 1.0 to 1.02). Without the wrap, blocks of
+         * 4 strips ran 0.94 times as fast at B = 64. */
         if (b->far_to_l1 && groups > 1 && groups <= shallow_of(b)) {
             /* a pass as deep as where rows do not alias, whatever ld:
              * the workspace (own_c) is sized from the shape alone */
