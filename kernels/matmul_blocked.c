@@ -502,14 +502,14 @@ static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
         const size_t je = min_sz(j1, jb + plan.jc);
         /* this block's C: column jb of C, or of the member's buffer */
         char *const cb = own ? own : c + jb * el;
+        /* its full strips, whose calls share the lines (the right edge
+         * asks for none), and all its strips, the edge counted */
+        const size_t full = (je - jb) / sw,
+                     calls = (full > 0 ? full : 1) * groups,
+                     here = (je - jb + sw - 1) / sw;
         for (size_t k0 = 0; k0 < x->p; k0 += plan.skb) {
             const size_t kb = min_sz(plan.skb, x->p - k0);
             const skinny_next nb = next_block(x, el, &plan, k0, jb, je, j1);
-            /* the full strips' calls share the lines (the right edge
-             * asks for none) */
-            const size_t full = (je - jb) / sw,
-                         calls = (full > 0 ? full : 1) * groups,
-                         here = (je - jb + sw - 1) / sw; /* and the edge */
             size_t call = 0;
             for (size_t j = jb, si = 0; j < je; j += sw, si++) {
                 const size_t w = min_sz(sw, je - j);

@@ -1161,9 +1161,6 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
     rise_line(doc, cs, nc, f);
 }
 
-/* One row of the knee table: curve c's level, dtype and team under
- * `name`, with knee k (NULL: none) beside c's ridge B and the knee of a
- * kernel at the roof with k's plateau (roof_knee50). */
 /* A ridge batch's two cells: the ridge and the 50% knee over it ("n/a"
  * left where there is no ridge, or no knee). */
 static void ridge_cells(int has, double ridge, const sweep_knee *k,
@@ -1176,6 +1173,9 @@ static void ridge_cells(int has, double ridge, const sweep_knee *k,
         fmt_ratio(ratio, len, k->knee[0] / ridge, k->at_first[0]);
 }
 
+/* One row of the knee table: curve c's level, dtype and team under
+ * `name`, with knee k (NULL: none) beside c's ridge B and the knee of a
+ * kernel at the roof with k's plateau (roof_knee50). */
 static void knee_row(const sweep_doc *doc, const sweep_curve *c,
                      const char *name, const sweep_knee *k, FILE *f)
 {
