@@ -1110,10 +1110,10 @@ static void sweep_bad_level(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
-/* DRAM weights for two teams whose read curves start DRAM at different
- * sizes (a 1-thread one from 4 MB, a 2-thread one from 1 MB): both teams'
- * weights go past the later start (sweep_dram_floor), not each past its
- * own. */
+/* DRAM weights for two teams whose read curves put DRAM at different
+ * sizes (a 1-thread one from 4 to 9 MB, a 2-thread one from 1 to 4 MB):
+ * both teams' weights go past the larger of the plateaus' middles, 6 MB
+ * (sweep_dram_floor), not each past its own, nor past a start. */
 static void sweep_dram_floor_teams(void)
 {
     char file[700], out[700], path[760];
@@ -1124,7 +1124,7 @@ static void sweep_dram_floor_teams(void)
     json_t *teams = json_object_get(doc, "roofline");
     CHECK_INT(json_array_size(teams), 1);
     json_array_append_new(teams, json_deep_copy(json_array_get(teams, 0)));
-    const double starts[2] = {4e6, 1e6};
+    const double starts[2] = {4e6, 1e6}, ends[2] = {9e6, 4e6};
     size_t i, j;
     json_t *team, *roof;
     json_array_foreach(teams, i, team)
@@ -1135,7 +1135,8 @@ static void sweep_dram_floor_teams(void)
                 roof, "levels",
                 json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
                           "kernel", "read", "gbs", 10.0, "spread", 0.05,
-                          "starts_bytes", starts[i], "ends_bytes", 1e9));
+                          "starts_bytes", starts[i], "ends_bytes",
+                          ends[i]));
     }
     CHECK(json_dump_file(doc, file, 0) == 0);
     json_decref(doc);
@@ -1161,10 +1162,11 @@ static void sweep_dram_floor_teams(void)
         CHECK(t == 1 || t == 2);
         if (t == 1 || t == 2)
             seen[t - 1]++;
-        /* past 4 MB of f32, the smallest multiple of 64 (one thread) or
-         * 128 (two) whose rows do not alias: 1024 would, so one unit more */
-        CHECK(side * side * 4.0 >= 4e6);
-        CHECK_INT((json_int_t)side, t == 1 ? 1088 : 1152);
+        /* past 6 MB of f32 (1224.7 x 1224.7), the smallest multiple of
+         * 64 (one thread) and of 128 (two), 1280, whose rows do not
+         * alias */
+        CHECK(side * side * 4.0 >= 6e6);
+        CHECK_INT((json_int_t)side, 1280);
     }
     CHECK(seen[0] > 0 && seen[1] > 0);
     json_decref(doc);

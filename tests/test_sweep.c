@@ -161,8 +161,9 @@ static void test_weights(void)
     memset(&t, 0, sizeof(t));
     t.threads = 2;
     const char *names[] = {"L1", "L2", "DRAM"};
+    /* DRAM a plateau of one point: its middle is its start */
     const double starts[] = {4096, 65536, 100e6}, ends[] = {32768, 1048576,
-                                                             2e9};
+                                                             100e6};
     roof_bw *b = &t.bw[RB_ACCESS_READ];
     b->present = 1;
     for (int i = 0; i < 3; i++) {
@@ -283,30 +284,43 @@ static void test_weights(void)
           rb_rows_alias(256, 8) && rb_rows_alias(8192, 8));
     CHECK(!rb_rows_alias(8960, 4) && !rb_rows_alias(4112, 4) &&
           !rb_rows_alias(6336, 8) && !rb_rows_alias(128, 8));
+    /* DRAM from 100 MB to 2 GB: its median point, the geometric middle,
+     * 447 MB: 7476.6 x 7476.6 f64, the next multiple of 64, 7488 (rows
+     * of 58.5 KiB) */
+    b->levels[2].ends_bytes = 2e9;
+    CHECK(fabs(sweep_dram_bytes(&b->levels[2]) - sqrt(2e17)) < 1.0);
+    CHECK_INT(sweep_weights_side(&t, "DRAM", 8, 0.0, 0.0, &s, why, sizeof(why)),
+              0);
+    CHECK_INT(s, 7488);
+    b->levels[2].ends_bytes = ends[2];
     uint64_t s0;
     CHECK_INT(
         sweep_weights_side(&t, "DRAM", 4, 0.0, 0.0, &s0, why, sizeof(why)), 0);
     CHECK_INT(
         sweep_weights_side(&t, "DRAM", 4, 0.0, 50e6, &s, why, sizeof(why)), 0);
     CHECK_INT(s, s0);
-    /* the floor over the teams swept: the largest start of DRAM among
-     * them; a team without DRAM, or not in the roofline, adds nothing */
+    /* the floor over the teams swept: the largest middle of DRAM among
+     * them (213 MB to 852 MB: 426 MB; 95 to 855 MB: 285 MB, a larger
+     * plateau's smaller middle); a team without DRAM, or not in the
+     * roofline, adds nothing */
     static roofline r;
     memset(&r, 0, sizeof(r));
     r.teams[0] = t;
     r.teams[0].threads = 1;
     r.teams[0].bw[RB_ACCESS_READ].levels[2].starts_bytes = 213e6;
+    r.teams[0].bw[RB_ACCESS_READ].levels[2].ends_bytes = 4 * 213e6;
     r.teams[1] = t;
     r.teams[1].threads = 2;
     r.teams[1].bw[RB_ACCESS_READ].levels[2].starts_bytes = 95e6;
+    r.teams[1].bw[RB_ACCESS_READ].levels[2].ends_bytes = 9 * 95e6;
     r.teams[2] = t;
     r.teams[2].threads = 4;
     r.teams[2].bw[RB_ACCESS_READ].nlevels = 2; /* L1, L2 only */
     r.nteams = 3;
     const int both[] = {1, 2}, two[] = {2}, more[] = {2, 4, 8};
-    CHECK(sweep_dram_floor(&r, both, 2) == 213e6);
-    CHECK(sweep_dram_floor(&r, two, 1) == 95e6);
-    CHECK(sweep_dram_floor(&r, more, 3) == 95e6);
+    CHECK(fabs(sweep_dram_floor(&r, both, 2) - 426e6) < 1.0);
+    CHECK(fabs(sweep_dram_floor(&r, two, 1) - 285e6) < 1.0);
+    CHECK(fabs(sweep_dram_floor(&r, more, 3) - 285e6) < 1.0);
     CHECK(sweep_dram_floor(&r, more + 1, 2) == 0.0);
 }
 

@@ -52,9 +52,11 @@ static const flag_spec sweep_flags[] = {
      .def_quick = "L2",
      .help = "memory levels the weight matrix [P,M] should sit in (L1, L2, "
              "L3, DRAM): P = M is chosen per level, dtype and thread count "
-             "from the host roofline's plateaus, avoiding rows a multiple "
-             "of 2 KiB apart where the level allows (their lines would share "
-             "a few cache sets)"},
+             "from the host roofline's plateaus (a cache's: half of where it "
+             "ends; DRAM's: its middle, whose rate the DRAM roof is, for "
+             "every thread count the largest among those swept), avoiding "
+             "rows a multiple of 2 KiB apart where the level allows (their "
+             "lines would share a few cache sets)"},
     {.name = "p",
      .meta = "N",
      .type = FLAG_COUNT,
@@ -287,7 +289,7 @@ static int team_cache(const rb_machine *m, const char *name, int t,
 static int size_levels(const rb_machine *m, const roofline *roof,
                        sweep_plan *plan, rb_err *e)
 {
-    /* DRAM weights past the latest start of DRAM among the teams */
+    /* DRAM weights past the largest middle of DRAM among the teams */
     const double dram_floor =
         sweep_dram_floor(roof, plan->threads, plan->nthreads);
     for (int l = 0; l < plan->nlevels; l++) {

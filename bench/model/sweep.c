@@ -265,14 +265,21 @@ static uint64_t unaliased(uint64_t side, unsigned el, uint64_t unit,
     return side;
 }
 
+double sweep_dram_bytes(const roof_level *lv)
+{
+    return lv->ends_bytes > lv->starts_bytes
+               ? sqrt(lv->starts_bytes * lv->ends_bytes)
+               : lv->starts_bytes;
+}
+
 double sweep_dram_floor(const roofline *r, const int *threads, int n)
 {
     double most = 0.0;
     for (int i = 0; i < n; i++) {
         const roof_team *t = sweep_team(r, threads[i]);
         const roof_level *lv = t ? sweep_level(t, "DRAM") : NULL;
-        if (lv && lv->starts_bytes > most)
-            most = lv->starts_bytes;
+        if (lv && sweep_dram_bytes(lv) > most)
+            most = sweep_dram_bytes(lv);
     }
     return most;
 }
@@ -302,7 +309,7 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
     if (!dram && strcmp(lv->name, name) != 0 && cache_bytes > 0.0 &&
         cache_bytes < end)
         end = fmax(cache_bytes, lv->starts_bytes);
-    const double bytes = dram ? fmax(lv->starts_bytes, dram_floor)
+    const double bytes = dram ? fmax(sweep_dram_bytes(lv), dram_floor)
                               : fmax(lv->starts_bytes, end / 2.0);
     /* Whole 256-byte column strips for every member of the team, so that
      * a team splits the columns evenly (matmul_blocked's skinny path

@@ -64,8 +64,7 @@ int sweep_knee_find(const double *b, const double *g, size_t n,
  * in level `name` of the team's roofline: half the working set (all
  * threads) at which the level's plateau ends, so that A and C fit beside
  * the weights up to large B, and no less than where it starts; for DRAM
- * the plateau's start (the smallest size that is DRAM-resident), or
- * dram_floor bytes if more (sweep_dram_floor). Where
+ * sweep_dram_bytes, or dram_floor bytes if more (sweep_dram_floor). Where
  * the roofline has the cache only as a span of levels ("L1-L3"), the
  * plateau ends at cache_bytes instead (what that cache holds for the
  * team; 0: not known), if sooner. In
@@ -78,7 +77,20 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        double cache_bytes, double dram_floor, uint64_t *side,
                        char *why, size_t whylen);
 
-/* The largest size at which DRAM's plateau starts in the read roofs of
+/* The size of DRAM-resident weights for a DRAM plateau: the geometric
+ * middle of where it starts and ends, the plateau's median point on the
+ * ceilings' geometric grid, whose rate the level's figure is (the median
+ * of its points' best rates). Its first point is where the read curve
+ * first came within 12% of the next: where the curve still falls
+ * through the plateau, weights sized there read faster than the figure
+ * they are held to. On a Zen 5 guest the 1-thread read curve fell from
+ * 60 GB/s at 74 MB to 38 at 1 GB, its DRAM plateau from 352 MB at 47 to
+ * 1 GB at 41 (level 42.4), and with weights of 213 MB (the plateau's
+ * start in another run) matmul_blocked and the streaming probe ran at
+ * B = 1 at 1.04 to 1.22 of the DRAM roof. */
+double sweep_dram_bytes(const roof_level *lv);
+
+/* The largest sweep_dram_bytes of DRAM's plateau in the read roofs of
  * the teams of r with these thread counts (0 where none has one): the
  * weights of every team go past it (each team's side in its own units,
  * so the sides can differ by a unit), so that a team whose curve a noisy
