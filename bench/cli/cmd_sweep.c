@@ -151,10 +151,9 @@ static const flag_table sweep_table = {
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
     "Sizes take K, M, G suffixes (x1024). The default, one round, took two "
     "minutes on\ntwo cores: half a minute measuring the roofs (--ceilings "
-    "skips that), a minute\nand a half of points, its DRAM weights 142 to "
-    "321 MB on a Xeon guest (213 to\n485 MB on a Zen 5 guest); `roofbench "
-    "all` runs two rounds, two to three\nminutes (--quick: "
-    "seconds).\nExit "
+    "skips that), a minute\nand a half of points (689 to 727 MB of DRAM "
+    "weights on a Zen 5 guest);\n`roofbench all` runs two rounds, two to "
+    "three minutes (--quick: seconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
     "SIGTERM (the finished points\nare kept).",
