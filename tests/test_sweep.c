@@ -285,7 +285,7 @@ static void test_weights(void)
     CHECK(!rb_rows_alias(8960, 4) && !rb_rows_alias(4112, 4) &&
           !rb_rows_alias(6336, 8) && !rb_rows_alias(128, 8));
     /* DRAM from 100 MB to 2 GB: its median point, the geometric middle,
-     * 447 MB: 7476.6 x 7476.6 f64, the next multiple of 64, 7488 (rows
+     * 447 MB: 7476.7 x 7476.7 f64, the next multiple of 64, 7488 (rows
      * of 58.5 KiB) */
     b->levels[2].ends_bytes = 2e9;
     CHECK(fabs(sweep_dram_bytes(&b->levels[2]) - sqrt(2e17)) < 1.0);
@@ -321,6 +321,9 @@ static void test_weights(void)
     CHECK(fabs(sweep_dram_floor(&r, both, 2) - 426e6) < 1.0);
     CHECK(fabs(sweep_dram_floor(&r, two, 1) - 285e6) < 1.0);
     CHECK(fabs(sweep_dram_floor(&r, more, 3) - 285e6) < 1.0);
+    /* the larger middle, not the later start: 95 MB to 2.375 GB is 475 MB */
+    r.teams[1].bw[RB_ACCESS_READ].levels[2].ends_bytes = 25 * 95e6;
+    CHECK(fabs(sweep_dram_floor(&r, both, 2) - 475e6) < 1.0);
     CHECK(sweep_dram_floor(&r, more + 1, 2) == 0.0);
 }
 

@@ -222,8 +222,9 @@ static int step_argv(int s, const all_opts *o, const char *self,
             /* two rounds, each point's samples pooled over both: the main
              * job's knees and fractions then need a slow spell of the
              * host to last a whole round (sweep's own default is one:
-             * two minutes on two cores, a minute and a half of it points,
-             * the rest measuring the roofs that --ceilings gives here) */
+             * a minute and a half to two minutes on two cores, most of it
+             * points, the rest measuring the roofs that --ceilings gives
+             * here) */
             argv[n++] = "--rounds";
             argv[n++] = "2";
         }

@@ -149,11 +149,11 @@ static const flag_table sweep_table = {
     "new run folder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
-    "Sizes take K, M, G suffixes (x1024). The default, one round, took two "
-    "minutes on\ntwo cores: half a minute measuring the roofs (--ceilings "
-    "skips that), a minute\nand a half of points (689 to 727 MB of DRAM "
-    "weights on a Zen 5 guest);\n`roofbench all` runs two rounds, two to "
-    "three minutes (--quick: seconds).\nExit "
+    "Sizes take K, M, G suffixes (x1024). The default, one round, took a "
+    "minute and a\nhalf to two minutes on two cores: about half a minute "
+    "measuring the roofs\n(--ceilings skips that), the rest points (689 to "
+    "727 MB of DRAM weights on a\nZen 5 guest); `roofbench all` runs two "
+    "rounds, two to three minutes (--quick:\nseconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
     "SIGTERM (the finished points\nare kept).",

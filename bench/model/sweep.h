@@ -80,14 +80,15 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
 /* The size of DRAM-resident weights for a DRAM plateau: the geometric
  * middle of where it starts and ends, the plateau's median point on the
  * ceilings' geometric grid, whose rate the level's figure is (the median
- * of its points' best rates). Its first point is where the read curve
- * first came within 12% of the next: where the curve still falls
- * through the plateau, weights sized there read faster than the figure
- * they are held to. On a Zen 5 guest the 1-thread read curve fell from
- * 60 GB/s at 74 MB to 38 at 1 GB, its DRAM plateau from 352 MB at 47 to
- * 1 GB at 41 (level 42.4), and with weights of 213 MB (the plateau's
- * start in another run) matmul_blocked and the streaming probe ran at
- * B = 1 at 1.04 to 1.22 of the DRAM roof. */
+ * of its points' best rates). The plateau is where the read roof's
+ * segmentation found it flat within 20% (plateau.c): where the roof still
+ * falls through it, weights sized at its first point read faster than
+ * the figure they are held to. On a Zen 5 guest, in one run of the
+ * ceilings, the 1-thread read roof's DRAM plateau ran from 352 MB (read2,
+ * best 46.7 GB/s) to 1 GB (40.7), its figure 42.4; in the main jobs of
+ * an earlier session, whose plateaus started at 213 MB, weights sized
+ * there ran matmul_blocked and the streaming probe at B = 1 at 1.04 to
+ * 1.22 times the DRAM roof. */
 double sweep_dram_bytes(const roof_level *lv);
 
 /* The largest sweep_dram_bytes of DRAM's plateau in the read roofs of
