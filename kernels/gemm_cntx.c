@@ -340,10 +340,11 @@ static size_t strips_depth(const rb_blocking *b, size_t el, size_t groups,
      * gemm_skinny.c's running C pointer; keeping the C tile in L1 by
      * walking a strip's blocks before the next strip, or starting the
      * accumulators at zero and adding C at the end, took none of it),
-     * and a block twice as deep halves the calls. The kernel called directly with the depths
-     * alternated call by call in one process, 4 skb (384 rows) against
-     * 2 skb, W from DRAM: 1 thread f32 P = M = 7296 B = 19 to 64 1.01
-     * to 1.05 (5952: 1.00 to 1.03, 8960 B = 20 and 48 1.02 and 1.05),
+     * and a block twice as deep halves the calls. The kernel called
+     * directly with the depths alternated call by call in one process,
+     * 4 skb (384 rows) against 2 skb, W from DRAM: 1 thread f32 P = M
+     * = 7296 B = 19 to 64 1.01 to 1.05 (5952: 1.00 to 1.03, 8960 B = 20
+     * and 48 1.02 and 1.05),
      * f64 5184 B = 24 to 64 1.01 to 1.04, 4224 B = 20 1.04 and B = 48
      * 0.98; 2 threads f32 7296 B = 24 and 64 1.02 and 1.06, f64 5184 B
      * = 24 and 64 1.07 and 1.03, f64 6336 B = 20 to 48 0.98 to 1.02;

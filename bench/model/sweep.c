@@ -278,8 +278,9 @@ double sweep_dram_floor(const roofline *r, const int *threads, int n)
     for (int i = 0; i < n; i++) {
         const roof_team *t = sweep_team(r, threads[i]);
         const roof_level *lv = t ? sweep_level(t, "DRAM") : NULL;
-        if (lv && sweep_dram_bytes(lv) > most)
-            most = sweep_dram_bytes(lv);
+        const double bytes = lv ? sweep_dram_bytes(lv) : 0.0;
+        if (bytes > most)
+            most = bytes;
     }
     return most;
 }

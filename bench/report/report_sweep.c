@@ -1055,12 +1055,11 @@ static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
             plan->levels[level].name, rb_dtype_name(plan->dtypes[d]),
             plan->threads[t], rb_plural(plan->threads[t]),
             (unsigned long long)cs[0]->p, (unsigned long long)cs[0]->m);
+    const size_t el = rb_dtype_size(plan->dtypes[d]);
     if (cs[0]->has_roof)
         fprintf(f, " (%.3g MB, %s %.1f GB/s; peak %.1f GFLOP/s)",
-                (double)cs[0]->p * (double)cs[0]->m *
-                    (double)rb_dtype_size(plan->dtypes[d]) / 1e6,
+                (double)cs[0]->p * (double)cs[0]->m * (double)el / 1e6,
                 cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
-    const size_t el = rb_dtype_size(plan->dtypes[d]);
     if (rb_rows_alias(cs[0]->m, el))
         fprintf(f,
                 "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
