@@ -151,7 +151,7 @@ static const flag_table sweep_table = {
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
     "Sizes take K, M, G suffixes (x1024). The default, one round, took a "
     "minute and a\nhalf to two minutes on two cores: about half a minute "
-    "measuring the roofs\n(--ceilings skips that), the rest points (689 to "
+    "measuring the roofs\n(--ceilings skips that), the rest points (479 to "
     "727 MB of DRAM weights on a\nZen 5 guest); `roofbench all` runs two "
     "rounds, two to three minutes (--quick:\nseconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
