@@ -1172,6 +1172,93 @@ static void sweep_dram_floor_teams(void)
     json_decref(doc);
 }
 
+/* The curves' bandwidth is that of the roof their points are judged
+ * against: a matmul writes C, so the mixed roof, here 20 GB/s at DRAM
+ * where the read roof (which sizes the weights) has 10. The ridge, the
+ * chart's roof and the host's threshold all follow the 20. */
+static int same(const char *s, const char *want)
+{
+    return s && strcmp(s, want) == 0;
+}
+
+static void sweep_mixed_roof(void)
+{
+    char file[700], out[700], path[760];
+    snprintf(file, sizeof(file), "%s/mixed-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/sweep-mixed", ceildir);
+    json_t *doc = load_json(ceilfile);
+    CHECK(doc != NULL);
+    json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
+    size_t j;
+    json_t *roof;
+    int mixes = 0;
+    json_array_foreach(json_object_get(team, "roofs"), j, roof)
+    {
+        const int mixed = same(jstr(roof, "mix", NULL), "mixed");
+        mixes += mixed;
+        json_object_set_new(
+            roof, "levels",
+            json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
+                      "kernel", mixed ? "schoenauer" : "read2", "gbs",
+                      mixed ? 20.0 : 10.0, "spread", 0.05, "starts_bytes",
+                      4e6, "ends_bytes", 9e6));
+    }
+    CHECK_INT(mixes, 1);
+    CHECK(json_dump_file(doc, file, 0) == 0);
+    json_decref(doc);
+    const char *args[] = {"sweep",     "--weights",  "DRAM",  "--threads",
+                          "1",         "--dtype",    "f32",   "--batch",
+                          "1:2",       "--kernel",   "matmul_blocked",
+                          "--min-time", "0.001",     "--samples", "3",
+                          "--profile", "host",       "--ceilings", file,
+                          "--out",     out,          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "DRAM 20.0 GB/s, mixed roof (schoenauer)");
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    doc = load_json(path);
+    CHECK(doc != NULL);
+    json_t *c = json_array_get(json_object_get(doc, "curves"), 0);
+    json_t *pr = json_object_get(c, "predicted");
+    const double p = (double)json_integer_value(json_object_get(c, "p")),
+                 m = (double)json_integer_value(json_object_get(c, "m")),
+                 pk = json_number_value(json_object_get(pr, "peak_gflops"));
+    CHECK(json_number_value(json_object_get(pr, "weights_gbs")) == 20.0);
+    CHECK(same(jstr(pr, "weights_roof", NULL), "mixed"));
+    CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "schoenauer"));
+    /* sized from the read roof: the middle of 4 to 9 MB, 6 MB */
+    CHECK(p * m * 4.0 >= 6e6 && p * m * 4.0 < 7e6);
+    const double den = 2.0 * p * m * 20.0 - pk * 4.0 * (p + m),
+                 ridge = json_number_value(json_object_get(pr, "ridge_batch"));
+    CHECK(pk > 0.0 && den > 0.0);
+    CHECK(fabs(ridge - pk * 4.0 * p * m / den) <= 1e-9 * ridge);
+    /* the points' own bound at B = 1: the same 20 GB/s */
+    json_t *pt;
+    size_t i;
+    int ones = 0;
+    json_array_foreach(json_object_get(doc, "points"), i, pt)
+    {
+        if (json_integer_value(json_object_get(pt, "batch")) != 1 ||
+            !same(jstr(pt, "kernel", NULL), "matmul_blocked"))
+            continue;
+        ones++;
+        json_t *place = json_object_get(pt, "roofline");
+        const double in = 2.0 * p * m / (4.0 * (p + p * m + m));
+        CHECK(fabs(json_number_value(
+                       json_object_get(place, "attainable_gflops")) -
+                   in * 20.0) <= 1e-9 * in * 20.0);
+    }
+    CHECK_INT(ones, 1);
+    json_t *host = json_array_get(json_object_get(doc, "predictions"), 0);
+    CHECK(same(jstr(host, "profile", NULL), "host"));
+    CHECK(json_number_value(json_object_get(host, "bandwidth_bytes_per_s")) ==
+          20e9);
+    CHECK(jstr(host, "name", NULL) &&
+          strstr(jstr(host, "name", NULL), "mixed roof") != NULL);
+    json_decref(doc);
+}
+
 static void test_sweep(void)
 {
     char out[600], path[700];
@@ -1286,6 +1373,7 @@ static void test_sweep(void)
     sweep_bad_level();
     sweep_alias_note();
     sweep_dram_floor_teams();
+    sweep_mixed_roof();
 }
 
 int main(int argc, char **argv)

@@ -330,15 +330,33 @@ static void test_to_profile(void)
     CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_OK);
     json_decref(doc);
     profile p;
-    CHECK_INT(roofline_to_profile(&r, &p, &e), RB_OK);
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_READ, &p, &e), RB_OK);
     CHECK(strcmp(p.id, "host") == 0);
     CHECK_STR_HAS(p.name, "h, measured, 2 threads");
+    CHECK(strstr(p.name, "mixed") == NULL);
     CHECK(p.peak[PD_FP64] == 90e9 && p.peak[PD_FP32] == 0.0);
     CHECK(p.headline == PD_FP64 && p.mem_bw == 35e9);
     CHECK(p.peak[pdtype_of(RB_F64)] == p.peak[PD_FP64]);
+    /* the mixed roof asked for but not measured: the read roof's */
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_MIXED, &p, &e), RB_OK);
+    CHECK(p.mem_bw == 35e9);
+    CHECK(strstr(p.name, "mixed") == NULL);
+    /* measured, with a DRAM plateau of its own (a Schoenauer triad that
+     * outran the reads): that one, named so; the read roof's otherwise */
+    roof_bw *mx = &r.teams[1].bw[RB_ACCESS_MIXED];
+    *mx = r.teams[1].bw[RB_ACCESS_READ];
+    mx->levels[0].gbs = 44.0;
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_MIXED, &p, &e), RB_OK);
+    CHECK(p.mem_bw == 44e9);
+    CHECK_STR_HAS(p.name, "h, measured, 2 threads, mixed roof");
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_READ, &p, &e), RB_OK);
+    CHECK(p.mem_bw == 35e9);
+    snprintf(mx->levels[0].name, sizeof(mx->levels[0].name), "L3");
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_MIXED, &p, &e), RB_OK);
+    CHECK(p.mem_bw == 35e9);
     /* no DRAM plateau: not a profile */
     r.teams[1].bw[RB_ACCESS_READ].nlevels = 0;
-    CHECK_INT(roofline_to_profile(&r, &p, &e), RB_EINPUT);
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_READ, &p, &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "no DRAM plateau");
 }
 
@@ -934,7 +952,7 @@ static void test_golden_roofline(void)
               0);
     CHECK(b.compute_bound && b.mix == RB_ACCESS_MIXED);
     profile p;
-    CHECK_INT(roofline_to_profile(&r, &p, &e), RB_OK);
+    CHECK_INT(roofline_to_profile(&r, RB_ACCESS_READ, &p, &e), RB_OK);
     CHECK(NEAR(p.mem_bw, rd->levels[rd->nlevels - 1].gbs * 1e9, 1e-9));
 }
 

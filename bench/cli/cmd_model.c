@@ -450,7 +450,7 @@ static int host_profile(const rb_machine *m, const model_opts *o, profile *p,
         r.roof.nteams = k;
     }
     if (!rc)
-        rc = roofline_to_profile(&r.roof, p, e);
+        rc = roofline_to_profile(&r.roof, RB_ACCESS_READ, p, e);
     for (int i = 0; !rc && o->network && i < 2; i++)
         if (links[i].name[0] && p->nlinks < PROFILE_MAX_LINKS)
             p->link[p->nlinks++] = links[i];

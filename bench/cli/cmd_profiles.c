@@ -145,7 +145,7 @@ static int load(const rb_machine *m, const profiles_opts *o, const char *dir,
     int rc = roofline_load(o->ceilings, m->host, &roof, &doc, e);
     json_decref(doc);
     if (!rc)
-        rc = roofline_to_profile(&roof, &(*ps)[*n], e);
+        rc = roofline_to_profile(&roof, RB_ACCESS_READ, &(*ps)[*n], e);
     if (!rc)
         (*n)++;
     return rc;

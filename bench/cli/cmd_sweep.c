@@ -128,7 +128,8 @@ static const flag_spec sweep_flags[] = {
     FLAG_CEILINGS(sweep_opts, ceilings,
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, sweep measures the roofs "
-                  "it needs first (peak, read bandwidth per level)"),
+                  "it needs first (peak; read, read2, read4, copy and triad "
+                  "bandwidth per level)"),
     FLAG_OUT(sweep_opts, out),
     FLAG_JSON(sweep_opts, json,
               "print the sweep document on stdout instead of the tables"),
@@ -144,9 +145,10 @@ static const flag_table sweep_table = {
     "(the harness of roofbench run),\nplaces each point on the host "
     "roofline, and finds each curve's knees: the B\nat which it reaches 50% "
     "and 90% of its plateau, beside the B where the roof\nturns "
-    "compute-bound (exact bytes). Writes sweep.json (every sample), "
-    "sweep.csv,\nsweep-samples.csv and a chart (sweep.png, sweep.svg) to a "
-    "new run folder.",
+    "compute-bound (exact bytes; the roof the points are judged against:\n"
+    "the mixed roof, as the matmuls write C). Writes sweep.json (every "
+    "sample),\nsweep.csv, sweep-samples.csv and a chart (sweep.png, "
+    "sweep.svg) to a new run\nfolder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
     "Sizes take K, M, G suffixes (x1024). The default, one round, took a "
@@ -396,7 +398,8 @@ static int load_profiles(const sweep_opts *o, profile *out, int *n,
 static int host_profile(const roofline *roof, profile *p, rb_err *e)
 {
     rb_err why;
-    if (roofline_to_profile(roof, p, &why) == RB_OK)
+    /* the product writes C: the mixed roof, as its points and ridges */
+    if (roofline_to_profile(roof, RB_ACCESS_MIXED, p, &why) == RB_OK)
         return RB_OK;
     return rb_fail(e, RB_EINPUT, "--profile host: %s", why.msg);
 }

@@ -426,7 +426,8 @@ void roofline_describe(const roof_team *t, char *buf, size_t len)
 #undef ADD
 }
 
-int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
+int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
+                        rb_err *e)
 {
     memset(p, 0, sizeof(*p));
     const roof_team *t = NULL;
@@ -441,9 +442,16 @@ int roofline_to_profile(const roofline *r, profile *p, rb_err *e)
                        "the host ceilings (%d thread%s) show no DRAM plateau: "
                        "the read sweep must reach past the last cache",
                        t->threads, rb_plural(t->threads));
+    const roof_bw *b = roof_team_bw(t, mix);
+    const roof_level *own = roof_bw_level(b, "DRAM");
+    if (own && b != roof_team_read(t))
+        dram = own;
+    else
+        mix = RB_ACCESS_READ;
     snprintf(p->id, sizeof(p->id), "host");
-    snprintf(p->name, sizeof(p->name), "%s, measured, %d thread%s", r->host,
-             t->threads, rb_plural(t->threads));
+    snprintf(p->name, sizeof(p->name), "%s, measured, %d thread%s%s", r->host,
+             t->threads, rb_plural(t->threads),
+             mix == RB_ACCESS_READ ? "" : ", mixed roof");
     snprintf(p->vendor, sizeof(p->vendor), "this machine");
     snprintf(p->kind, sizeof(p->kind), "host");
     for (int d = 0; d < RB_NDTYPES; d++)

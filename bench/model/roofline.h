@@ -111,8 +111,10 @@ const char *roof_bound_roof(const roof_bound *b);
 void roofline_describe(const roof_team *t, char *buf, size_t len);
 
 /* The measured host as a profile (id "host"): fp32 and fp64 peaks of the
- * largest team, its DRAM plateau as the memory bandwidth. Fails when the
- * roofline has no DRAM plateau. */
-int roofline_to_profile(const roofline *r, profile *p, rb_err *e);
+ * largest team, the DRAM plateau of its roof of access mix `mix` (the
+ * read roof where that was not measured or has no DRAM plateau) as the
+ * memory bandwidth. Fails when the read roof has no DRAM plateau. */
+int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
+                        rb_err *e);
 
 #endif

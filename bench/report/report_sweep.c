@@ -150,7 +150,12 @@ static int index_of_threads(const sweep_plan *plan, int threads)
 }
 
 /* The bandwidth of the level the weights sit in: the named plateau, or for
- * weights given by size the level the curve puts them in. */
+ * weights given by size the level the curve puts them in; both in the
+ * roof of the kernel's own access mix, the one bound_of judges its points
+ * against (matmul and batched write C: the mixed roof), so that the ridge,
+ * the chart's roof and the bandwidth ratio of two levels are that roof's.
+ * The weights were sized from the read roof's plateaus (sweep_weights_side):
+ * the level is the same, its figure the best of the kernels of that mix. */
 static void weights_roof(const sweep_doc *doc, sweep_curve *c)
 {
     const sweep_plan *plan = doc->plan;
@@ -159,21 +164,27 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
     const roof_team *team = doc->roof ? sweep_team(doc->roof, threads) : NULL;
     if (!team || team->peak_gflops[dt] <= 0.0)
         return;
-    const roof_level *lv = sweep_level(team, plan->levels[c->level].name);
+    const roof_bw *roof = roof_team_bw(team, c->kernel->access);
+    const roof_level *lv =
+        sweep_level_in(roof, plan->levels[c->level].name);
     roof_bound b;
     char why[128];
     const double wbytes = (double)c->p * (double)c->m * rb_dtype_size(dt);
     if (lv) {
         c->bw = lv->gbs;
         snprintf(c->bw_level, sizeof(c->bw_level), "%s", lv->name);
-    } else if (roofline_bound(doc->roof, threads, dt, RB_ACCESS_READ, 1,
+        snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s", lv->kernel);
+    } else if (roofline_bound(doc->roof, threads, dt, c->kernel->access, 1,
                               (uint64_t)wbytes, 0.0,
                               &b, why, sizeof(why)) == 0) {
         c->bw = b.level.gbs;
         snprintf(c->bw_level, sizeof(c->bw_level), "%s", b.level.name);
+        snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s", b.level.kernel);
     } else {
         return;
     }
+    c->bw_mix = roof == roof_team_read(team) ? RB_ACCESS_READ
+                                             : c->kernel->access;
     c->peak = team->peak_gflops[dt];
     c->has_roof = 1;
     const double el = (double)rb_dtype_size(dt);
@@ -419,9 +430,11 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
     jd_set(jd, o, "knee90", knee_json(jd, c, 1));
     if (c->has_roof) {
         jd_set(jd, o, "predicted",
-               jd_pack(jd, "{s:s, s:o, s:o, s:o, s:s}", "weights_level",
-                       c->bw_level, "weights_gbs", jd_num(c->bw),
-                       "peak_gflops", jd_num(c->peak), "ridge_batch",
+               jd_pack(jd, "{s:s, s:o, s:s, s:s, s:o, s:o, s:s}",
+                       "weights_level", c->bw_level, "weights_gbs",
+                       jd_num(c->bw), "weights_roof",
+                       rb_access_name(c->bw_mix), "weights_gbs_kernel",
+                       c->bw_kernel, "peak_gflops", jd_num(c->peak), "ridge_batch",
                        jd_num(c->ridge_b), "how",
                        "B where min(peak, 2BPM / s(BP + PM + BM) x bandwidth) "
                        "reaches peak: exact bytes"));
@@ -1057,9 +1070,11 @@ static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
             (unsigned long long)cs[0]->p, (unsigned long long)cs[0]->m);
     const size_t el = rb_dtype_size(plan->dtypes[d]);
     if (cs[0]->has_roof)
-        fprintf(f, " (%.3g MB, %s %.1f GB/s; peak %.1f GFLOP/s)",
+        fprintf(f, " (%.3g MB, %s %.1f GB/s, %s roof (%s); peak %.1f "
+                   "GFLOP/s)",
                 (double)cs[0]->p * (double)cs[0]->m * (double)el / 1e6,
-                cs[0]->bw_level, cs[0]->bw, cs[0]->peak);
+                cs[0]->bw_level, cs[0]->bw, rb_access_name(cs[0]->bw_mix),
+                cs[0]->bw_kernel, cs[0]->peak);
     if (rb_rows_alias(cs[0]->m, el))
         fprintf(f,
                 "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
@@ -1204,7 +1219,8 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     fprintf(f, "\nknees: the B at which GFLOP/s reaches 50%% and 90%% of its "
                "plateau (log-log interpolation),\nbeside the B where the "
                "host roof turns compute-bound (measured peak and the "
-               "weights'\nlevel bandwidth, exact bytes)\n");
+               "weights'\nlevel bandwidth in the roof the points are judged "
+               "against, exact bytes)\n");
     fprintf(f, "%-8s %-5s %3s %-16s %10s %8s %8s %8s %9s %8s %8s %8s %9s\n",
             "weights", "dtype", "thr", "kernel", "plateau", "knee50", "knee90",
             "ridge B", "k50/ridge", "now B", "k50/now", "roof k50",

@@ -40,6 +40,11 @@ typedef struct {
     int has_roof;       /* peak and the weights' level bandwidth   */
     double peak, bw;    /* GFLOP/s, GB/s                           */
     char bw_level[16];  /* the level the weights sit in            */
+    /* the roof bw is read from: the kernel's own access mix (the one its
+     * points are judged against), or read where that was not measured,
+     * and the bandwidth kernel that set the level */
+    rb_access bw_mix;
+    char bw_kernel[16];
     double ridge_b;     /* where the roof turns compute-bound      */
     /* the same at the peak and read bandwidth measured around the
      * points (report_sweep_roof_now): the host's roof while the curve
