@@ -1172,53 +1172,99 @@ static void sweep_dram_floor_teams(void)
     json_decref(doc);
 }
 
-/* The curves' bandwidth is that of the roof their points are judged
- * against: a matmul writes C, so the mixed roof, here 20 GB/s at DRAM
- * where the read roof (which sizes the weights) has 10. The ridge, the
- * chart's roof and the host's threshold all follow the 20. */
 static int same(const char *s, const char *want)
 {
     return s && strcmp(s, want) == 0;
 }
 
-static void sweep_mixed_roof(void)
+/* A ceilings file of one team: its read roof one level, DRAM at 10 GB/s
+ * from 4 to 9 MB; its mixed roof L3 (1 to 3 MB, 40 GB/s) and DRAM at
+ * mixed_gbs from starts to 9 MB, or none at all where mixed_gbs is 0. */
+static void mixed_fixture(const char *file, double mixed_gbs, double starts)
 {
-    char file[700], out[700], path[760];
-    snprintf(file, sizeof(file), "%s/mixed-ceilings.json", ceildir);
-    snprintf(out, sizeof(out), "%s/sweep-mixed", ceildir);
     json_t *doc = load_json(ceilfile);
     CHECK(doc != NULL);
     json_t *team = json_array_get(json_object_get(doc, "roofline"), 0);
-    size_t j;
-    json_t *roof;
-    int mixes = 0;
-    json_array_foreach(json_object_get(team, "roofs"), j, roof)
-    {
+    json_t *roofs = json_object_get(team, "roofs");
+    for (size_t j = json_array_size(roofs); j-- > 0;) {
+        json_t *roof = json_array_get(roofs, j);
         const int mixed = same(jstr(roof, "mix", NULL), "mixed");
-        mixes += mixed;
+        if (mixed && mixed_gbs <= 0.0) {
+            json_array_remove(roofs, j);
+            continue;
+        }
         json_object_set_new(
             roof, "levels",
-            json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
-                      "kernel", mixed ? "schoenauer" : "read2", "gbs",
-                      mixed ? 20.0 : 10.0, "spread", 0.05, "starts_bytes",
-                      4e6, "ends_bytes", 9e6));
+            mixed ? json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}, "
+                              "{s:s, s:s, s:f, s:f, s:f, s:f}]",
+                              "name", "L3", "kernel", "triad", "gbs", 40.0,
+                              "spread", 0.05, "starts_bytes", 1e6,
+                              "ends_bytes", 3e6, "name", "DRAM", "kernel",
+                              "schoenauer", "gbs", mixed_gbs, "spread", 0.05,
+                              "starts_bytes", starts, "ends_bytes", 9e6)
+                  : json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name",
+                              "DRAM", "kernel", "read2", "gbs", 10.0,
+                              "spread", 0.05, "starts_bytes", 4e6,
+                              "ends_bytes", 9e6));
     }
-    CHECK_INT(mixes, 1);
     CHECK(json_dump_file(doc, file, 0) == 0);
     json_decref(doc);
+}
+
+/* One DRAM sweep of matmul_blocked, f32, 1 thread, on ceilings file,
+ * into out; its sweep.json (NULL if it failed), the text in r. */
+static json_t *mixed_sweep(const char *file, const char *out, result *r)
+{
+    char path[760];
     const char *args[] = {"sweep",     "--weights",  "DRAM",  "--threads",
                           "1",         "--dtype",    "f32",   "--batch",
                           "1:2",       "--kernel",   "matmul_blocked",
                           "--min-time", "0.001",     "--samples", "3",
                           "--profile", "host",       "--ceilings", file,
                           "--out",     out,          NULL};
-    result r;
-    run(workdir, args, &r);
-    CHECK_INT(r.status, 0);
-    CHECK_STR_HAS(r.out, "DRAM 20.0 GB/s, mixed roof (schoenauer)");
+    run(workdir, args, r);
+    CHECK_INT(r->status, 0);
     snprintf(path, sizeof(path), "%s/sweep.json", out);
-    doc = load_json(path);
+    return load_json(path);
+}
+
+/* The B = 1 point's bound and its level's bandwidth in doc. */
+static double b1_level_gbs(json_t *doc, double *attainable)
+{
+    json_t *pt;
+    size_t i;
+    double gbs = -1.0;
+    json_array_foreach(json_object_get(doc, "points"), i, pt)
+    {
+        if (json_integer_value(json_object_get(pt, "batch")) != 1 ||
+            !same(jstr(pt, "kernel", NULL), "matmul_blocked"))
+            continue;
+        json_t *place = json_object_get(pt, "roofline");
+        gbs = json_number_value(json_object_get(place, "level_gbs"));
+        *attainable =
+            json_number_value(json_object_get(place, "attainable_gflops"));
+    }
+    return gbs;
+}
+
+/* The curves' bandwidth is that of the roof their points are judged
+ * against: a matmul writes C, so the mixed roof, here 20 GB/s at DRAM
+ * where the read roof (which sizes the weights) has 10. The ridge, the
+ * chart's roof and the host's threshold all follow the 20. Where the
+ * weights fall between two of the mixed roof's plateaus, the envelope's
+ * figure there, as for the points; with no mixed roof, the read one. */
+static void sweep_mixed_roof(void)
+{
+    char file[700], out[700], path[760];
+    snprintf(file, sizeof(file), "%s/mixed-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/sweep-mixed", ceildir);
+    mixed_fixture(file, 20.0, 4e6);
+    result r;
+    json_t *doc = mixed_sweep(file, out, &r);
     CHECK(doc != NULL);
+    CHECK_STR_HAS(r.out, "DRAM 20.0 GB/s, mixed roof (schoenauer)");
+    CHECK_STR_HAS(r.out, "host: the measured roofline's largest team, its "
+                         "DRAM plateau in the mixed roof");
     json_t *c = json_array_get(json_object_get(doc, "curves"), 0);
     json_t *pr = json_object_get(c, "predicted");
     const double p = (double)json_integer_value(json_object_get(c, "p")),
@@ -1234,28 +1280,58 @@ static void sweep_mixed_roof(void)
     CHECK(pk > 0.0 && den > 0.0);
     CHECK(fabs(ridge - pk * 4.0 * p * m / den) <= 1e-9 * ridge);
     /* the points' own bound at B = 1: the same 20 GB/s */
-    json_t *pt;
-    size_t i;
-    int ones = 0;
-    json_array_foreach(json_object_get(doc, "points"), i, pt)
-    {
-        if (json_integer_value(json_object_get(pt, "batch")) != 1 ||
-            !same(jstr(pt, "kernel", NULL), "matmul_blocked"))
-            continue;
-        ones++;
-        json_t *place = json_object_get(pt, "roofline");
-        const double in = 2.0 * p * m / (4.0 * (p + p * m + m));
-        CHECK(fabs(json_number_value(
-                       json_object_get(place, "attainable_gflops")) -
-                   in * 20.0) <= 1e-9 * in * 20.0);
-    }
-    CHECK_INT(ones, 1);
+    const double in = 2.0 * p * m / (4.0 * (p + p * m + m));
+    double att = 0.0;
+    CHECK(b1_level_gbs(doc, &att) == 20.0);
+    CHECK(fabs(att - in * 20.0) <= 1e-9 * in * 20.0);
+    /* the chart's roof at B = 1: that bound over the peak */
+    char text[8192];
+    snprintf(path, sizeof(path), "%s/sweep-roofs.csv", out);
+    slurp(path, text, sizeof(text));
+    const char *row = strstr(text, "\nhost,f32,1,DRAM,1,");
+    const double frac =
+        row ? strtod(row + strlen("\nhost,f32,1,DRAM,1,"), NULL) : -1.0;
+    CHECK(fabs(frac - in * 20.0 / pk) <= 1e-5 * frac);
     json_t *host = json_array_get(json_object_get(doc, "predictions"), 0);
     CHECK(same(jstr(host, "profile", NULL), "host"));
     CHECK(json_number_value(json_object_get(host, "bandwidth_bytes_per_s")) ==
           20e9);
     CHECK(jstr(host, "name", NULL) &&
           strstr(jstr(host, "name", NULL), "mixed roof") != NULL);
+    json_decref(doc);
+
+    /* the mixed DRAM plateau from 7 MB: the 6 MB of weights lie between
+     * its L3 and DRAM, at the envelope's figure, the points' too */
+    mixed_fixture(file, 20.0, 7e6);
+    snprintf(out, sizeof(out), "%s/sweep-mixed-gap", ceildir);
+    doc = mixed_sweep(file, out, &r);
+    CHECK(doc != NULL);
+    pr = json_object_get(json_array_get(json_object_get(doc, "curves"), 0),
+                         "predicted");
+    CHECK(same(jstr(pr, "weights_level", NULL), "L3>DRAM"));
+    CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "envelope"));
+    const double gap = json_number_value(json_object_get(pr, "weights_gbs"));
+    CHECK(gap > 0.0 && b1_level_gbs(doc, &att) == gap);
+    CHECK_STR_HAS(r.out, "mixed roof (envelope)");
+    json_decref(doc);
+
+    /* no mixed roof measured: the read roof's 10, said so */
+    mixed_fixture(file, 0.0, 4e6);
+    snprintf(out, sizeof(out), "%s/sweep-read", ceildir);
+    doc = mixed_sweep(file, out, &r);
+    CHECK(doc != NULL);
+    pr = json_object_get(json_array_get(json_object_get(doc, "curves"), 0),
+                         "predicted");
+    CHECK(json_number_value(json_object_get(pr, "weights_gbs")) == 10.0);
+    CHECK(same(jstr(pr, "weights_roof", NULL), "read"));
+    CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "read2"));
+    CHECK(b1_level_gbs(doc, &att) == 10.0);
+    CHECK_STR_HAS(r.out, "DRAM 10.0 GB/s, read roof (read2)");
+    CHECK_STR_HAS(r.out, "DRAM plateau in the read roof (the mixed one was "
+                         "not measured)");
+    host = json_array_get(json_object_get(doc, "predictions"), 0);
+    CHECK(json_number_value(json_object_get(host, "bandwidth_bytes_per_s")) ==
+          10e9);
     json_decref(doc);
 }
 

@@ -354,6 +354,7 @@ static void test_to_profile(void)
     snprintf(mx->levels[0].name, sizeof(mx->levels[0].name), "L3");
     CHECK_INT(roofline_to_profile(&r, RB_ACCESS_MIXED, &p, &e), RB_OK);
     CHECK(p.mem_bw == 35e9);
+    CHECK(strstr(p.name, "mixed") == NULL);
     /* no DRAM plateau: not a profile */
     r.teams[1].bw[RB_ACCESS_READ].nlevels = 0;
     CHECK_INT(roofline_to_profile(&r, RB_ACCESS_READ, &p, &e), RB_EINPUT);

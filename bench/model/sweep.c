@@ -205,11 +205,7 @@ static int level_holds(const char *have, unsigned k)
 
 const roof_level *sweep_level(const roof_team *t, const char *name)
 {
-    return sweep_level_in(roof_team_read(t), name);
-}
-
-const roof_level *sweep_level_in(const roof_bw *b, const char *name)
-{
+    const roof_bw *b = roof_team_read(t);
     const roof_level *exact = roof_bw_level(b, name);
     if (exact)
         return exact;

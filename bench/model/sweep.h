@@ -103,8 +103,6 @@ double sweep_dram_floor(const roofline *r, const int *threads, int n);
 /* The level called name in the read roof of team t: that name, else for a
  * cache level "Lk" a span "La-Lb" that holds it; NULL when neither. */
 const roof_level *sweep_level(const roof_team *t, const char *name);
-/* The same in roof b (a team's read or mixed roof). */
-const roof_level *sweep_level_in(const roof_bw *b, const char *name);
 
 /* The team of a roofline with this many threads, or NULL. */
 const roof_team *sweep_team(const roofline *r, int threads);

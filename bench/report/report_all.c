@@ -204,7 +204,8 @@ static void summary_sweep(const json_t *sw, FILE *f)
         char also[96] = "";
         if (json_is_number(now))
             snprintf(also, sizeof(also),
-                     " (%.3g at the roof measured around its points)",
+                     " (%.3g at the peak and read bandwidth measured "
+                     "around its points)",
                      json_number_value(now));
         fprintf(f,
                 "  sweep knee, matmul_blocked %s, %lld thread%s, %s "

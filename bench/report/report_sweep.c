@@ -149,13 +149,16 @@ static int index_of_threads(const sweep_plan *plan, int threads)
     return 0;
 }
 
-/* The bandwidth of the level the weights sit in: the named plateau, or for
- * weights given by size the level the curve puts them in; both in the
- * roof of the kernel's own access mix, the one bound_of judges its points
- * against (matmul and batched write C: the mixed roof), so that the ridge,
- * the chart's roof and the bandwidth ratio of two levels are that roof's.
- * The weights were sized from the read roof's plateaus (sweep_weights_side):
- * the level is the same, its figure the best of the kernels of that mix. */
+/* The bandwidth of the level the weights sit in, as the roof of the
+ * kernel's own access mix gives it at the weights' size: the bound
+ * bound_of holds the curve's first points to (their working set is the
+ * weights and a few rows; matmul and batched write C: the mixed roof), so
+ * that the ridge, the chart's roof and the bandwidth ratio of two levels
+ * are the roof the points are judged against. The weights were sized
+ * from the read roof's plateaus (sweep_weights_side); that roof's
+ * plateaus of the same names can start and end elsewhere, so the level is
+ * looked up by size, not by name: between two plateaus it is the
+ * envelope's figure at that size, as for the points. */
 static void weights_roof(const sweep_doc *doc, sweep_curve *c)
 {
     const sweep_plan *plan = doc->plan;
@@ -164,27 +167,18 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
     const roof_team *team = doc->roof ? sweep_team(doc->roof, threads) : NULL;
     if (!team || team->peak_gflops[dt] <= 0.0)
         return;
-    const roof_bw *roof = roof_team_bw(team, c->kernel->access);
-    const roof_level *lv =
-        sweep_level_in(roof, plan->levels[c->level].name);
     roof_bound b;
     char why[128];
     const double wbytes = (double)c->p * (double)c->m * rb_dtype_size(dt);
-    if (lv) {
-        c->bw = lv->gbs;
-        snprintf(c->bw_level, sizeof(c->bw_level), "%s", lv->name);
-        snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s", lv->kernel);
-    } else if (roofline_bound(doc->roof, threads, dt, c->kernel->access, 1,
-                              (uint64_t)wbytes, 0.0,
-                              &b, why, sizeof(why)) == 0) {
-        c->bw = b.level.gbs;
-        snprintf(c->bw_level, sizeof(c->bw_level), "%s", b.level.name);
-        snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s", b.level.kernel);
-    } else {
+    if (roofline_bound(doc->roof, threads, dt, c->kernel->access, 1,
+                       (uint64_t)wbytes, 0.0, &b, why, sizeof(why)) != 0)
         return;
-    }
-    c->bw_mix = roof == roof_team_read(team) ? RB_ACCESS_READ
-                                             : c->kernel->access;
+    c->bw = b.level.gbs;
+    c->bw_mix = b.mix;
+    snprintf(c->bw_level, sizeof(c->bw_level), "%s", b.level.name);
+    /* between two plateaus no one kernel set it */
+    snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s",
+             strchr(b.level.name, '>') ? "envelope" : b.level.kernel);
     c->peak = team->peak_gflops[dt];
     c->has_roof = 1;
     const double el = (double)rb_dtype_size(dt);
@@ -446,8 +440,10 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             jd_set(jd, pr, "weights_gbs_now", jd_num(c->bw_now));
             jd_set(jd, pr, "ridge_batch_now", jd_num(c->ridge_now));
             jd_set(jd, pr, "how_now",
-                   jd_str("the same at the medians of the peak and the "
-                          "read bandwidth measured around the points"));
+                   jd_str("the same at the medians of the peak and of the "
+                          "read kernel's bandwidth measured around the "
+                          "points: the read roof then, where ridge_batch "
+                          "takes weights_roof's level"));
             knee_over_ridge(jd, o, c, c->ridge_now, "knee50_over_ridge_now",
                             "knee50_over_ridge_now_is_upper_bound");
         }
@@ -1238,9 +1234,11 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     }
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
                "beyond the grid. now B: the ridge B at\nthe medians of the "
-               "peak and the read bandwidth measured around the curve's "
-               "points (the host's\nroof while they ran; the ridge B column "
-               "takes the roofline's). roof k50: where a kernel\nthat follows "
+               "peak and the read kernel's bandwidth measured around the "
+               "curve's points\n(the host's read roof while they ran; the "
+               "ridge B column takes the roofline's, of the\nroof the points "
+               "are judged against: where that is set by another kernel, the "
+               "two\ndiffer with no drift at all). roof k50: where a kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
                "it; a roofline\nkernel whose plateau is the peak has its "
                "50%% knee at about half the ridge B.\n");
@@ -1296,6 +1294,15 @@ static void prediction_table(const sweep_doc *doc, FILE *f)
                 pdtype_name(pr.dt), pr.p->peak[pr.dt] / 1e12,
                 pr.p->mem_bw / 1e12, ex, pr.weights_only);
     }
+    for (int i = 0; i < doc->nprofiles; i++)
+        if (strcmp(doc->profiles[i].kind, "host") == 0)
+            fprintf(f, "host: the measured roofline's largest team, its "
+                       "DRAM plateau %s\n",
+                    strstr(doc->profiles[i].name, "mixed roof")
+                        ? "in the mixed roof, the matmuls' own (`model "
+                          "--profile host` takes the read roof's)"
+                        : "in the read roof (the mixed one was not "
+                          "measured)");
 }
 
 void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,

@@ -42,13 +42,15 @@ typedef struct {
     char bw_level[16];  /* the level the weights sit in            */
     /* the roof bw is read from: the kernel's own access mix (the one its
      * points are judged against), or read where that was not measured,
-     * and the bandwidth kernel that set the level */
+     * and the bandwidth kernel that set the level ("envelope" between
+     * two plateaus) */
     rb_access bw_mix;
     char bw_kernel[16];
     double ridge_b;     /* where the roof turns compute-bound      */
-    /* the same at the peak and read bandwidth measured around the
-     * points (report_sweep_roof_now): the host's roof while the curve
-     * was measured, where the roofline's was taken minutes before */
+    /* the same at the peak and the read kernel's bandwidth measured
+     * around the points (report_sweep_roof_now): the host's read roof
+     * while the curve was measured, where the roofline's was taken
+     * minutes before (and is the mixed roof for kernels that write) */
     int has_now;
     double peak_now, bw_now, ridge_now;
     int has_knee;
