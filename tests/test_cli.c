@@ -1211,11 +1211,16 @@ static void mixed_fixture(const char *file, double mixed_gbs, double starts)
     json_decref(doc);
 }
 
-/* One DRAM sweep of matmul_blocked, f32, 1 thread, on ceilings file,
- * into out; its sweep.json (NULL if it failed), the text in r. */
-static json_t *mixed_sweep(const char *file, const char *out, result *r)
+/* One DRAM sweep of matmul_blocked, f32, 1 thread, on mixed_fixture's
+ * ceilings (mixed_gbs, starts) into the folder name of ceildir; its
+ * sweep.json (NULL if it failed), the text in r. */
+static json_t *mixed_sweep(double mixed_gbs, double starts, const char *name,
+                           result *r)
 {
-    char path[760];
+    char file[700], out[700], path[760];
+    snprintf(file, sizeof(file), "%s/%s.json", ceildir, name);
+    snprintf(out, sizeof(out), "%s/%s", ceildir, name);
+    mixed_fixture(file, mixed_gbs, starts);
     const char *args[] = {"sweep",     "--weights",  "DRAM",  "--threads",
                           "1",         "--dtype",    "f32",   "--batch",
                           "1:2",       "--kernel",   "matmul_blocked",
@@ -1226,6 +1231,13 @@ static json_t *mixed_sweep(const char *file, const char *out, result *r)
     CHECK_INT(r->status, 0);
     snprintf(path, sizeof(path), "%s/sweep.json", out);
     return load_json(path);
+}
+
+/* The first curve's predicted block. */
+static json_t *first_predicted(json_t *doc)
+{
+    return json_object_get(
+        json_array_get(json_object_get(doc, "curves"), 0), "predicted");
 }
 
 /* The B = 1 point's bound and its level's bandwidth in doc. */
@@ -1255,18 +1267,15 @@ static double b1_level_gbs(json_t *doc, double *attainable)
  * figure there, as for the points; with no mixed roof, the read one. */
 static void sweep_mixed_roof(void)
 {
-    char file[700], out[700], path[760];
-    snprintf(file, sizeof(file), "%s/mixed-ceilings.json", ceildir);
-    snprintf(out, sizeof(out), "%s/sweep-mixed", ceildir);
-    mixed_fixture(file, 20.0, 4e6);
+    char path[760];
     result r;
-    json_t *doc = mixed_sweep(file, out, &r);
+    json_t *doc = mixed_sweep(20.0, 4e6, "sweep-mixed", &r);
     CHECK(doc != NULL);
     CHECK_STR_HAS(r.out, "DRAM 20.0 GB/s, mixed roof (schoenauer)");
     CHECK_STR_HAS(r.out, "host: the measured roofline's largest team, its "
                          "DRAM plateau in the mixed roof");
     json_t *c = json_array_get(json_object_get(doc, "curves"), 0);
-    json_t *pr = json_object_get(c, "predicted");
+    json_t *pr = first_predicted(doc);
     const double p = (double)json_integer_value(json_object_get(c, "p")),
                  m = (double)json_integer_value(json_object_get(c, "m")),
                  pk = json_number_value(json_object_get(pr, "peak_gflops"));
@@ -1286,7 +1295,7 @@ static void sweep_mixed_roof(void)
     CHECK(fabs(att - in * 20.0) <= 1e-9 * in * 20.0);
     /* the chart's roof at B = 1: that bound over the peak */
     char text[8192];
-    snprintf(path, sizeof(path), "%s/sweep-roofs.csv", out);
+    snprintf(path, sizeof(path), "%s/sweep-mixed/sweep-roofs.csv", ceildir);
     slurp(path, text, sizeof(text));
     const char *row = strstr(text, "\nhost,f32,1,DRAM,1,");
     const double frac =
@@ -1302,12 +1311,9 @@ static void sweep_mixed_roof(void)
 
     /* the mixed DRAM plateau from 7 MB: the 6 MB of weights lie between
      * its L3 and DRAM, at the envelope's figure, the points' too */
-    mixed_fixture(file, 20.0, 7e6);
-    snprintf(out, sizeof(out), "%s/sweep-mixed-gap", ceildir);
-    doc = mixed_sweep(file, out, &r);
+    doc = mixed_sweep(20.0, 7e6, "sweep-mixed-gap", &r);
     CHECK(doc != NULL);
-    pr = json_object_get(json_array_get(json_object_get(doc, "curves"), 0),
-                         "predicted");
+    pr = first_predicted(doc);
     CHECK(same(jstr(pr, "weights_level", NULL), "L3>DRAM"));
     CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "envelope"));
     const double gap = json_number_value(json_object_get(pr, "weights_gbs"));
@@ -1316,12 +1322,9 @@ static void sweep_mixed_roof(void)
     json_decref(doc);
 
     /* no mixed roof measured: the read roof's 10, said so */
-    mixed_fixture(file, 0.0, 4e6);
-    snprintf(out, sizeof(out), "%s/sweep-read", ceildir);
-    doc = mixed_sweep(file, out, &r);
+    doc = mixed_sweep(0.0, 4e6, "sweep-read", &r);
     CHECK(doc != NULL);
-    pr = json_object_get(json_array_get(json_object_get(doc, "curves"), 0),
-                         "predicted");
+    pr = first_predicted(doc);
     CHECK(json_number_value(json_object_get(pr, "weights_gbs")) == 10.0);
     CHECK(same(jstr(pr, "weights_roof", NULL), "read"));
     CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "read2"));
