@@ -18,7 +18,9 @@
 # roof_now_fraction,probe_gflops,probe_fraction,probe_roof_fraction;
 # sweep-roofs.csv: source (host, probe or a profile),dtype,threads,weights,
 # batch,peak_fraction; sweep-knees.csv: weights,kernel,dtype,threads,
-# knee50,knee50_peak_fraction,knee90,ridge_batch,ridge_batch_now.
+# knee50,knee50_peak_fraction,knee90,ridge_batch,ridge_batch_now,
+# knee50_at_or_below_first_point (1: no circle, the curve starts past
+# half its plateau).
 set datafile separator ","
 add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
                     (list eq "" ? w : list . " " . w)
@@ -80,7 +82,7 @@ do for [fmt in "png svg"] {
            with yerrorlines pointtype 7 pointsize 0.9 linewidth 1.5 linecolor rgb (colour(ci)) \
            title (label(before(word(curves, ci), "@")) . ", " . after(word(curves, ci), "@") . " weights"), \
          for [ci = 1:words(curves)] "sweep-knees.csv" skip 1 \
-           using ((strcol(3) eq dt && $4 == th && strcol(2) . "@" . strcol(1) eq word(curves, ci)) ? $5 : NaN):6 \
+           using ((strcol(3) eq dt && $4 == th && strcol(2) . "@" . strcol(1) eq word(curves, ci) && !(valid(10) && $10 == 1)) ? $5 : NaN):6 \
            with points pointtype 6 pointsize 2.6 linewidth 2 linecolor rgb (colour(ci)) \
            title (ci == 1 ? "50% knees (open circles)" : "")
   }

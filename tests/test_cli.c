@@ -1418,33 +1418,48 @@ static void test_sweep(void)
     else
         CHECK(strstr(r.out, "above the measured roof") == NULL);
     sweep_curves(doc);
-    json_decref(doc);
     snprintf(path, sizeof(path), "%s/sweep.csv", out);
     CHECK_INT(lines_of(path), 25);
     snprintf(path, sizeof(path), "%s/sweep-samples.csv", out);
     CHECK_INT(lines_of(path), 145);
-    /* the knees with both ridges: every matmul row ends in the one at the
-     * roof measured around its points, the contrast's in nothing */
+    /* the knees with both ridges: every matmul row has the one at the
+     * roof measured around its points, the contrast's nothing; each row
+     * ends in whether its 50% knee is at or below the first B (then the
+     * chart draws no circle for it), as sweep.json's curves say */
     snprintf(path, sizeof(path), "%s/sweep-knees.csv", out);
     {
         static char knees[8192];
         slurp(path, knees, sizeof(knees));
-        CHECK_STR_HAS(knees, ",ridge_batch,ridge_batch_now\n");
-        int matmul_rows = 0;
+        CHECK_STR_HAS(knees, ",ridge_batch,ridge_batch_now,"
+                             "knee50_at_or_below_first_point\n");
+        int matmul_rows = 0, firsts = 0, rows = 0;
         for (char *line = strchr(knees, '\n'); line && line[1];
              line = strchr(line + 1, '\n')) {
             const char *end = strchr(line + 1, '\n');
             if (!end)
                 break;
+            rows++;
+            CHECK(end - line > 3 && end[-2] == ',' &&
+                  (end[-1] == '0' || end[-1] == '1'));
+            firsts += end[-1] == '1';
             const int contrast = strstr(line + 1, ",batched,") != NULL &&
                                  strstr(line + 1, ",batched,") < end;
             if (!contrast) {
                 matmul_rows++;
-                CHECK(end[-1] != ',');
+                CHECK(end[-3] != ',');
             }
         }
         CHECK_INT(matmul_rows, 4);
+        int json_firsts = 0;
+        size_t ci;
+        json_t *cv;
+        json_array_foreach(json_object_get(doc, "curves"), ci, cv)
+            json_firsts += json_is_true(json_object_get(
+                json_object_get(cv, "knee50"), "at_or_below_first_point"));
+        CHECK_INT(rows, 6);
+        CHECK_INT(firsts, json_firsts);
     }
+    json_decref(doc);
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");

@@ -787,7 +787,8 @@ static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
 {
     csv c = {0};
     csv_header(&c, "weights,kernel,dtype,threads,knee50,knee50_peak_fraction,"
-                   "knee90,ridge_batch,ridge_batch_now");
+                   "knee90,ridge_batch,ridge_batch_now,"
+                   "knee50_at_or_below_first_point");
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *cv = &a->curves[i];
         if (!cv->has_knee || !cv->has_roof)
@@ -807,6 +808,10 @@ static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
             csv_num(&c, "%.6g", cv->ridge_now);
         else
             csv_empty(&c);
+        /* the chart draws no circle for it: the curve is past half its
+         * plateau already at the first B, and (B, half the plateau) is
+         * no point of it */
+        csv_int(&c, (unsigned long long)cv->knee.at_first[0]);
         csv_end(&c);
     }
     return sb_take(&c.sb);
