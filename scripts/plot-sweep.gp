@@ -5,7 +5,8 @@
 # One panel per dtype and thread count: fraction of that team's measured
 # peak against the batch size B, log axes. Points: each kernel at each
 # weight level (one colour per pair), the minimum time with a bar down to
-# the median; open circles: each curve's 50% knee; lines: the host roof
+# the median; open circles: each curve's 50% knee (none where the curve
+# starts past half its plateau, as batched does); lines: the host roof
 # for each weight level (dashed), the streaming probe measured around the
 # points of each level (dotted: the weights streamed with B FMAs a weight
 # and nothing else), and each reference profile on its own roofline (grey,

@@ -1179,7 +1179,8 @@ static int same(const char *s, const char *want)
 
 /* A ceilings file of one team: its read roof one level, DRAM at 10 GB/s
  * from 4 to 9 MB; its mixed roof L3 (1 to 3 MB, 40 GB/s) and DRAM at
- * mixed_gbs from starts to 9 MB, or none at all where mixed_gbs is 0. */
+ * mixed_gbs from starts to 9 MB, its envelope those two figures at their
+ * plateaus' ends, or no mixed roof at all where mixed_gbs is 0. */
 static void mixed_fixture(const char *file, double mixed_gbs, double starts)
 {
     json_t *doc = load_json(ceilfile);
@@ -1193,6 +1194,11 @@ static void mixed_fixture(const char *file, double mixed_gbs, double starts)
             json_array_remove(roofs, j);
             continue;
         }
+        json_object_set_new(
+            roof, "curve",
+            mixed ? json_pack("[[f, f], [f, f], [f, f], [f, f]]", 1e6, 40.0,
+                              3e6, 40.0, starts, mixed_gbs, 9e6, mixed_gbs)
+                  : json_pack("[[f, f], [f, f]]", 4e6, 10.0, 9e6, 10.0));
         json_object_set_new(
             roof, "levels",
             mixed ? json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}, "
@@ -1310,14 +1316,20 @@ static void sweep_mixed_roof(void)
     json_decref(doc);
 
     /* the mixed DRAM plateau from 7 MB: the 6 MB of weights lie between
-     * its L3 and DRAM, at the envelope's figure, the points' too */
+     * its L3 (to 3 MB, 40 GB/s) and DRAM (20 GB/s), at the envelope's
+     * figure there, log-log between the two, the B = 1 point's too */
     doc = mixed_sweep(20.0, 7e6, "sweep-mixed-gap", &r);
     CHECK(doc != NULL);
     pr = first_predicted(doc);
     CHECK(same(jstr(pr, "weights_level", NULL), "L3>DRAM"));
     CHECK(same(jstr(pr, "weights_gbs_kernel", NULL), "envelope"));
     const double gap = json_number_value(json_object_get(pr, "weights_gbs"));
-    CHECK(gap > 0.0 && b1_level_gbs(doc, &att) == gap);
+    const double ws = 4.0 * (p + p * m + m),
+                 want = exp(log(40.0) + (log(ws) - log(3e6)) /
+                                            (log(7e6) - log(3e6)) *
+                                            (log(20.0) - log(40.0)));
+    CHECK(fabs(gap - want) <= 1e-9 * want && gap > 20.0 && gap < 40.0);
+    CHECK(b1_level_gbs(doc, &att) == gap);
     CHECK_STR_HAS(r.out, "mixed roof (envelope)");
     json_decref(doc);
 
@@ -1331,7 +1343,7 @@ static void sweep_mixed_roof(void)
     CHECK(b1_level_gbs(doc, &att) == 10.0);
     CHECK_STR_HAS(r.out, "DRAM 10.0 GB/s, read roof (read2)");
     CHECK_STR_HAS(r.out, "DRAM plateau in the read roof (the mixed one was "
-                         "not measured)");
+                         "not measured or shows no DRAM plateau)");
     host = json_array_get(json_object_get(doc, "predictions"), 0);
     CHECK(json_number_value(json_object_get(host, "bandwidth_bytes_per_s")) ==
           10e9);
@@ -1450,14 +1462,33 @@ static void test_sweep(void)
             }
         }
         CHECK_INT(matmul_rows, 4);
-        int json_firsts = 0;
+        CHECK_INT(rows, 6);
+        /* each curve's row, found by its first four fields, ends in
+         * its own knee's flag */
+        int json_firsts = 0, matched = 0;
         size_t ci;
         json_t *cv;
         json_array_foreach(json_object_get(doc, "curves"), ci, cv)
-            json_firsts += json_is_true(json_object_get(
+        {
+            const int at = json_is_true(json_object_get(
                 json_object_get(cv, "knee50"), "at_or_below_first_point"));
-        CHECK_INT(rows, 6);
+            json_firsts += at;
+            char key[96];
+            snprintf(key, sizeof(key), "\n%s,%s,%s,%lld,",
+                     jstr(cv, "weights", NULL), jstr(cv, "kernel", NULL),
+                     jstr(cv, "dtype", NULL),
+                     (long long)json_integer_value(
+                         json_object_get(cv, "threads")));
+            const char *row = strstr(knees, key);
+            const char *end = row ? strchr(row + 1, '\n') : NULL;
+            if (end) {
+                matched++;
+                CHECK_INT(end[-1] - '0', at);
+            }
+        }
+        CHECK_INT(matched, 6);
         CHECK_INT(firsts, json_firsts);
+        CHECK(json_firsts > 0); /* batched, flat from B = 1 */
     }
     json_decref(doc);
     snprintf(path, sizeof(path), "%s/sweep.png", out);

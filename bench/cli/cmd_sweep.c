@@ -53,7 +53,7 @@ static const flag_spec sweep_flags[] = {
      .help = "memory levels the weight matrix [P,M] should sit in (L1, L2, "
              "L3, DRAM): P = M is chosen per level, dtype and thread count "
              "from the host read roof's plateaus (a cache's: half of where it "
-             "ends; DRAM's: its middle, whose rate its figure is, for "
+             "ends; DRAM's: its middle, its figure the median of its points, for "
              "every thread count the largest among those swept), avoiding "
              "rows a multiple of 2 KiB apart where the level allows (their "
              "lines would share a few cache sets)"},

@@ -150,15 +150,16 @@ static int index_of_threads(const sweep_plan *plan, int threads)
 }
 
 /* The bandwidth of the level the weights sit in, as the roof of the
- * kernel's own access mix gives it at the weights' size: the bound
- * bound_of holds the curve's first points to (their working set is the
- * weights and a few rows; matmul and batched write C: the mixed roof), so
- * that the ridge, the chart's roof and the bandwidth ratio of two levels
- * are the roof the points are judged against. The weights were sized
- * from the read roof's plateaus (sweep_weights_side); that roof's
- * plateaus of the same names can start and end elsewhere, so the level is
- * looked up by size, not by name: between two plateaus it is the
- * envelope's figure at that size, as for the points. */
+ * kernel's own access mix gives it at the working set of the grid's first
+ * point (the weights and B rows of A and C): the bound bound_of holds that
+ * point to (matmul and batched write C: the mixed roof), so that the
+ * ridge, the chart's roof and the bandwidth ratio of two levels are the
+ * roof the points are judged against. The weights were sized from the
+ * read roof's plateaus (sweep_weights_side); the mixed roof's plateaus of
+ * the same names can start and end elsewhere, so the level is looked up
+ * by size, not by name: between two plateaus it is the envelope's figure
+ * at that size, as for the point. (batched brings B matrices: its first
+ * point's, B = the grid's first.) */
 static void weights_roof(const sweep_doc *doc, sweep_curve *c)
 {
     const sweep_plan *plan = doc->plan;
@@ -169,9 +170,13 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
         return;
     roof_bound b;
     char why[128];
-    const double wbytes = (double)c->p * (double)c->m * rb_dtype_size(dt);
+    const double b0 = (double)plan->batch[0], p = (double)c->p,
+                 m = (double)c->m, s = (double)rb_dtype_size(dt);
+    const double first = c->kernel->op == RB_OP_BATCHED
+                             ? s * b0 * (p + p * m + m)
+                             : s * (b0 * p + p * m + b0 * m);
     if (roofline_bound(doc->roof, threads, dt, c->kernel->access, 1,
-                       (uint64_t)wbytes, 0.0, &b, why, sizeof(why)) != 0)
+                       (uint64_t)first, 0.0, &b, why, sizeof(why)) != 0)
         return;
     c->bw = b.level.gbs;
     c->bw_mix = b.mix;
@@ -181,15 +186,13 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
              strchr(b.level.name, '>') ? "envelope" : b.level.kernel);
     c->peak = team->peak_gflops[dt];
     c->has_roof = 1;
-    const double el = (double)rb_dtype_size(dt);
     if (c->kernel->op == RB_OP_BATCHED) {
         /* every row brings its own matrix: 2PM / s(P + PM + M) whatever B,
          * compute-bound at any B or at none */
-        const double p = (double)c->p, m = (double)c->m;
-        const double in = 2.0 * p * m / (el * (p + p * m + m));
+        const double in = 2.0 * p * m / (s * (p + p * m + m));
         c->ridge_b = in * c->bw >= c->peak ? 0.0 : INFINITY;
     } else {
-        c->ridge_b = sweep_ridge_batch(c->p, c->m, (unsigned)el, c->peak,
+        c->ridge_b = sweep_ridge_batch(c->p, c->m, (unsigned)s, c->peak,
                                        c->bw);
     }
 }
@@ -442,8 +445,9 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
             jd_set(jd, pr, "how_now",
                    jd_str("the same at the medians of the peak and of the "
                           "read kernel's bandwidth measured around the "
-                          "points: the read roof then, where ridge_batch "
-                          "takes weights_roof's level"));
+                          "points: the read kernel alone (the read roof is "
+                          "the best of read, read2 and read4), where "
+                          "ridge_batch takes weights_roof's level"));
             knee_over_ridge(jd, o, c, c->ridge_now, "knee50_over_ridge_now",
                             "knee50_over_ridge_now_is_upper_bound");
         }
@@ -1240,9 +1244,9 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
     fprintf(f, "plateau+: the largest B is the fastest, the plateau may lie "
                "beyond the grid. now B: the ridge B at\nthe medians of the "
                "peak and the read kernel's bandwidth measured around the "
-               "curve's points\n(the host's read roof while they ran; the "
+               "curve's points\n(the read kernel alone, while they ran; the "
                "ridge B column takes the roofline's, of the\nroof the points "
-               "are judged against: where that is set by another kernel, the "
+               "are judged against: where another kernel sets that, the "
                "two\ndiffer with no drift at all). roof k50: where a kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
                "it; a roofline\nkernel whose plateau is the peak has its "
@@ -1307,7 +1311,7 @@ static void prediction_table(const sweep_doc *doc, FILE *f)
                         ? "in the mixed roof, the matmuls' own (`model "
                           "--profile host` takes the read roof's)"
                         : "in the read roof (the mixed one was not "
-                          "measured)");
+                          "measured or shows no DRAM plateau)");
 }
 
 void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,

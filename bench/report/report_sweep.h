@@ -48,9 +48,10 @@ typedef struct {
     char bw_kernel[16];
     double ridge_b;     /* where the roof turns compute-bound      */
     /* the same at the peak and the read kernel's bandwidth measured
-     * around the points (report_sweep_roof_now): the host's read roof
-     * while the curve was measured, where the roofline's was taken
-     * minutes before (and is the mixed roof for kernels that write) */
+     * around the points (report_sweep_roof_now): the read kernel alone
+     * while the curve was measured, where the roofline's figure was taken
+     * minutes before (and is the best of several kernels: of read, read2
+     * and read4, or for kernels that write the mixed roof's) */
     int has_now;
     double peak_now, bw_now, ridge_now;
     int has_knee;
