@@ -590,6 +590,29 @@ static void test_fmastream(void)
  * plateau from 455 MB on has the 3 points over a factor 2 the detector
  * needs (stepped up from 4 KiB they were 349, 523 and 1024 MB: a curve
  * still falling to 500 MB had 2). */
+/* The quick roofline's kernels: the read roof's always, and for the mixed
+ * roof every kernel the full ceilings give it (schoenauer set the mixed
+ * DRAM roof on a Zen 5 guest at 2 threads), write never (no roof). */
+static void test_quick_roofline(void)
+{
+    ceilings_plan plan;
+    const int threads[2] = {1, 2};
+    const rb_dtype dts[1] = {RB_F32};
+    ceilings_plan_roofline(&plan, 2, RB_ISA_SSE2, 16e9, threads, 2, dts, 1,
+                           1u << RB_ACCESS_READ);
+    CHECK(plan.bw_kernels[BW_READ] && plan.bw_kernels[BW_READ2] &&
+          plan.bw_kernels[BW_READ4]);
+    CHECK(!plan.bw_kernels[BW_COPY] && !plan.bw_kernels[BW_TRIAD] &&
+          !plan.bw_kernels[BW_SCHOENAUER] && !plan.bw_kernels[BW_WRITE]);
+    ceilings_plan_roofline(&plan, 2, RB_ISA_SSE2, 16e9, threads, 2, dts, 1,
+                           1u << RB_ACCESS_READ | 1u << RB_ACCESS_MIXED);
+    for (int k = 0; k < BW_NKERNELS; k++)
+        CHECK_INT(plan.bw_kernels[k], k != BW_WRITE);
+    CHECK_INT(plan.nthreads, 2);
+    CHECK_INT(plan.nwidths, 1);
+    CHECK_INT(plan.gemm_n, 0);
+}
+
 static void test_bw_grid(void)
 {
     ceilings_plan plan;
@@ -1110,6 +1133,7 @@ int main(void)
     test_kernels_closed_form();
     test_fmastream();
     test_bw_grid();
+    test_quick_roofline();
     test_bw_layout();
     test_operand_layout();
     test_region_park();

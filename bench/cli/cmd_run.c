@@ -74,8 +74,8 @@ static const flag_spec run_flags[] = {
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, run measures the roofs it "
                   "needs first (peak at the widest vector width, read, "
-                  "read2 and read4 bandwidth, copy and triad when a kernel "
-                  "writes)"),
+                  "read2 and read4 bandwidth, copy, triad and schoenauer "
+                  "when a kernel writes)"),
     FLAG_OUT(run_opts, out),
     FLAG_JSON(run_opts, json,
               "print the results document on stdout instead of the table"),

@@ -128,7 +128,8 @@ static const flag_spec sweep_flags[] = {
     FLAG_CEILINGS(sweep_opts, ceilings,
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, sweep measures the roofs "
-                  "it needs first (peak; read, read2, read4, copy and triad "
+                  "it needs first (peak; read, read2, read4, copy, triad and "
+                  "schoenauer "
                   "bandwidth per level)"),
     FLAG_OUT(sweep_opts, out),
     FLAG_JSON(sweep_opts, json,

@@ -276,7 +276,9 @@ void ceilings_plan_defaults(ceilings_plan *plan, int quick, int ncores,
  * no ceilings file is given: clock, peak at the widest vector width for
  * the dtypes, and the sweeps (4 KiB to 1 GiB) for the thread counts of
  * the roofs of the access mixes in `mixes` (bit 1 << rb_access): read,
- * read2 and read4 always, copy and triad for the mixed roof. */
+ * read2 and read4 always; copy, triad and schoenauer for the mixed roof,
+ * the same kernels `roofbench ceilings` gives it (write, in no roof, is
+ * left out). */
 void ceilings_plan_roofline(ceilings_plan *plan, int ncores, unsigned isa,
                             double mem_avail, const int *threads, int nthreads,
                             const rb_dtype *dtypes, int ndtypes,

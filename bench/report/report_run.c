@@ -578,8 +578,8 @@ void report_run_text(const run_doc *doc, const char *dir, FILE *f)
             "verification error as a fraction of its tolerance.\n",
             doc->res->nrows, rb_plural((long long)doc->res->nrows));
     fprintf(f, "roof by: the kernel that measured the bound (read, read2, "
-               "read4 for kernels that\nonly read; copy, triad too for kernels "
-               "that write), or compute (the peak).\n");
+               "read4 for kernels that\nonly read; copy, triad, schoenauer too "
+               "for kernels that write), or compute\n(the peak).\n");
     report_run_marks_text(above, over, "row", "results.json", f);
     stability_text(doc, unstable, f);
     if (why[0])
