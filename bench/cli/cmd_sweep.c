@@ -53,8 +53,9 @@ static const flag_spec sweep_flags[] = {
      .help = "memory levels the weight matrix [P,M] should sit in (L1, L2, "
              "L3, DRAM): P = M is chosen per level, dtype and thread count "
              "from the host read roof's plateaus (a cache's: half of where it "
-             "ends; DRAM's: its middle, its figure the median of its points, for "
-             "every thread count the largest among those swept), avoiding "
+             "ends; DRAM's: its middle, its figure the median of its "
+             "points, for every thread count the largest among those "
+             "swept), avoiding "
              "rows a multiple of 2 KiB apart where the level allows (their "
              "lines would share a few cache sets)"},
     {.name = "p",
@@ -129,8 +130,7 @@ static const flag_spec sweep_flags[] = {
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, sweep measures the roofs "
                   "it needs first (peak; read, read2, read4, copy, triad and "
-                  "schoenauer "
-                  "bandwidth per level)"),
+                  "schoenauer bandwidth per level)"),
     FLAG_OUT(sweep_opts, out),
     FLAG_JSON(sweep_opts, json,
               "print the sweep document on stdout instead of the tables"),

@@ -426,14 +426,31 @@ void roofline_describe(const roof_team *t, char *buf, size_t len)
 #undef ADD
 }
 
-int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
-                        rb_err *e)
+/* The team the host profile describes: the largest; NULL: none. */
+static const roof_team *largest_team(const roofline *r)
 {
-    memset(p, 0, sizeof(*p));
     const roof_team *t = NULL;
     for (size_t i = 0; i < r->nteams; i++)
         if (!t || r->teams[i].threads > t->threads)
             t = &r->teams[i];
+    return t;
+}
+
+rb_access roofline_profile_mix(const roofline *r, rb_access mix)
+{
+    const roof_team *t = largest_team(r);
+    if (!t)
+        return RB_ACCESS_READ;
+    const roof_bw *b = roof_team_bw(t, mix);
+    return b != roof_team_read(t) && roof_bw_level(b, "DRAM") ? mix
+                                                              : RB_ACCESS_READ;
+}
+
+int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
+                        rb_err *e)
+{
+    memset(p, 0, sizeof(*p));
+    const roof_team *t = largest_team(r);
     if (!t)
         return rb_fail(e, RB_EINPUT, "the host ceilings hold no roofline");
     const roof_level *dram = roof_bw_level(roof_team_read(t), "DRAM");
@@ -442,12 +459,9 @@ int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
                        "the host ceilings (%d thread%s) show no DRAM plateau: "
                        "the read sweep must reach past the last cache",
                        t->threads, rb_plural(t->threads));
-    const roof_bw *b = roof_team_bw(t, mix);
-    const roof_level *own = roof_bw_level(b, "DRAM");
-    if (own && b != roof_team_read(t))
-        dram = own;
-    else
-        mix = RB_ACCESS_READ;
+    mix = roofline_profile_mix(r, mix);
+    if (mix != RB_ACCESS_READ)
+        dram = roof_bw_level(roof_team_bw(t, mix), "DRAM");
     snprintf(p->id, sizeof(p->id), "host");
     snprintf(p->name, sizeof(p->name), "%s, measured, %d thread%s%s", r->host,
              t->threads, rb_plural(t->threads),

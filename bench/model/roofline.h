@@ -116,5 +116,9 @@ void roofline_describe(const roof_team *t, char *buf, size_t len);
  * memory bandwidth. Fails when the read roof has no DRAM plateau. */
 int roofline_to_profile(const roofline *r, rb_access mix, profile *p,
                         rb_err *e);
+/* The roof whose DRAM plateau roofline_to_profile(r, mix) takes: mix where
+ * the largest team measured that roof and it has a DRAM plateau, else
+ * read. */
+rb_access roofline_profile_mix(const roofline *r, rb_access mix);
 
 #endif

@@ -149,34 +149,20 @@ static int index_of_threads(const sweep_plan *plan, int threads)
     return 0;
 }
 
-/* The bandwidth of the level the weights sit in, as the roof of the
- * kernel's own access mix gives it at the working set of the grid's first
- * point (the weights and B rows of A and C): the bound bound_of holds that
- * point to (matmul and batched write C: the mixed roof), so that the
- * ridge, the chart's roof and the bandwidth ratio of two levels are the
- * roof the points are judged against. The weights were sized from the
- * read roof's plateaus (sweep_weights_side); the mixed roof's plateaus of
- * the same names can start and end elsewhere, so the level is looked up
- * by size, not by name: between two plateaus it is the envelope's figure
- * at that size, as for the point. (batched brings B matrices: its first
- * point's, B = the grid's first.) */
-static void weights_roof(const sweep_doc *doc, sweep_curve *c)
+/* The bandwidth of the level the weights sit in: that of the bound the
+ * curve's first point (row, its smallest B: the weights and a few rows
+ * of A and C) is held to (bound_of: the kernel's own access mix, for
+ * matmul and batched the mixed roof), so that the ridge, the chart's roof
+ * and the bandwidth ratio of two levels are the roof the points are
+ * judged against. The weights were sized from the read roof's plateaus
+ * (sweep_weights_side); the mixed roof's plateaus of the same names can
+ * start and end elsewhere, so the level is the one that point falls in,
+ * not a name: between two plateaus the envelope's figure there. */
+static void weights_roof(const sweep_doc *doc, sweep_curve *c,
+                         const harness_row *row)
 {
-    const sweep_plan *plan = doc->plan;
-    const rb_dtype dt = plan->dtypes[c->d];
-    const int threads = plan->threads[c->t];
-    const roof_team *team = doc->roof ? sweep_team(doc->roof, threads) : NULL;
-    if (!team || team->peak_gflops[dt] <= 0.0)
-        return;
-    roof_bound b;
-    char why[128];
-    const double b0 = (double)plan->batch[0], p = (double)c->p,
-                 m = (double)c->m, s = (double)rb_dtype_size(dt);
-    const double first = c->kernel->op == RB_OP_BATCHED
-                             ? s * b0 * (p + p * m + m)
-                             : s * (b0 * p + p * m + b0 * m);
-    if (roofline_bound(doc->roof, threads, dt, c->kernel->access, 1,
-                       (uint64_t)first, 0.0, &b, why, sizeof(why)) != 0)
+    roof_bound b; /* fails with no team or no peak for the dtype */
+    if (bound_of(doc, row, &b) != 0)
         return;
     c->bw = b.level.gbs;
     c->bw_mix = b.mix;
@@ -184,8 +170,10 @@ static void weights_roof(const sweep_doc *doc, sweep_curve *c)
     /* between two plateaus no one kernel set it */
     snprintf(c->bw_kernel, sizeof(c->bw_kernel), "%s",
              strchr(b.level.name, '>') ? "envelope" : b.level.kernel);
-    c->peak = team->peak_gflops[dt];
+    c->peak = b.peak_gflops;
     c->has_roof = 1;
+    const double p = (double)c->p, m = (double)c->m,
+                 s = (double)rb_dtype_size(row->dtype);
     if (c->kernel->op == RB_OP_BATCHED) {
         /* every row brings its own matrix: 2PM / s(P + PM + M) whatever B,
          * compute-bound at any B or at none */
@@ -228,7 +216,7 @@ static sweep_curve *curve_for(sweep_analysis *a, const sweep_doc *doc,
     c->kernel = p->row.kernel;
     c->p = p->row.shape.p;
     c->m = p->row.shape.m;
-    weights_roof(doc, c);
+    weights_roof(doc, c, &p->row);
     return c;
 }
 
@@ -431,8 +419,8 @@ static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *
                        "weights_level", c->bw_level, "weights_gbs",
                        jd_num(c->bw), "weights_roof",
                        rb_access_name(c->bw_mix), "weights_gbs_kernel",
-                       c->bw_kernel, "peak_gflops", jd_num(c->peak), "ridge_batch",
-                       jd_num(c->ridge_b), "how",
+                       c->bw_kernel, "peak_gflops", jd_num(c->peak),
+                       "ridge_batch", jd_num(c->ridge_b), "how",
                        "B where min(peak, 2BPM / s(BP + PM + BM) x bandwidth) "
                        "reaches peak: exact bytes"));
         knee_over_ridge(jd, o, c, c->ridge_b, "knee50_over_ridge",
@@ -1247,7 +1235,8 @@ static void knee_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
                "curve's points\n(the read kernel alone, while they ran; the "
                "ridge B column takes the roofline's, of the\nroof the points "
                "are judged against: where another kernel sets that, the "
-               "two\ndiffer with no drift at all). roof k50: where a kernel\nthat follows "
+               "two\ndiffer with no drift at all). roof k50: where a "
+               "kernel\nthat follows "
                "min(its own plateau, intensity x bandwidth) reaches half of "
                "it; a roofline\nkernel whose plateau is the peak has its "
                "50%% knee at about half the ridge B.\n");
@@ -1303,11 +1292,12 @@ static void prediction_table(const sweep_doc *doc, FILE *f)
                 pdtype_name(pr.dt), pr.p->peak[pr.dt] / 1e12,
                 pr.p->mem_bw / 1e12, ex, pr.weights_only);
     }
-    for (int i = 0; i < doc->nprofiles; i++)
+    for (int i = 0; doc->roof && i < doc->nprofiles; i++)
         if (strcmp(doc->profiles[i].kind, "host") == 0)
             fprintf(f, "host: the measured roofline's largest team, its "
                        "DRAM plateau %s\n",
-                    strstr(doc->profiles[i].name, "mixed roof")
+                    roofline_profile_mix(doc->roof, RB_ACCESS_MIXED) ==
+                            RB_ACCESS_MIXED
                         ? "in the mixed roof, the matmuls' own (`model "
                           "--profile host` takes the read roof's)"
                         : "in the read roof (the mixed one was not "

@@ -110,7 +110,8 @@ static int measure(const rb_machine *m, const int *threads, int nthreads,
     progress_say("measuring the host roofline first (peak at the widest "
                  "vector width, bandwidth of read, read2, read4%s from 4 KiB "
                  "to 1 GiB; --ceilings FILE reuses one)",
-                 mixes >> RB_ACCESS_MIXED & 1u ? ", copy, triad and schoenauer" : "");
+                 mixes >> RB_ACCESS_MIXED & 1u ? ", copy, triad and schoenauer"
+                                               : "");
     int rc = ceilings_measure(m->topo, &cp, &m->cpu, res, e);
     *text = NULL;
     if (!rc && !res->interrupted)
