@@ -207,6 +207,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) In a team and
      * with W beyond L3 it also won past MC rows: rb_skinny_rows. */
     out->skinny_max = out->mc;
+    out->skinny_in_l2 =
+        (path->needs & (RB_ISA_AVX2 | RB_ISA_AVX512F)) != 0;
     out->skinny_order = current->skinny_order;
     /* The rules below were measured on the AVX-512 copies only, and only
      * those are built to take the strips ahead into L1 (gemm_skinny.c) */
@@ -226,7 +228,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * apply (rb_skinny_plan_of) */
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows, the base (2 MC in a team with two strips a "      \
-    "member, 4 MC for W beyond L3); W block skb x sw = L1/2 (from "          \
+    "member, 4 MC for W beyond L3; on the SIMD paths, with W's share "       \
+    "within L2/2, as many as half of L3 holds of A); W block skb x sw = L1/2 (from "          \
     STRIPS_FROM                                                                \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
@@ -419,7 +422,24 @@ static void plan_requests(const rb_blocking *b, size_t groups,
  *   packed B block, scaled 1.4 to 1.6 times from 1 thread to 2 there.)
  * - One thread, W within L3: no; f32 1024 x 1024 at 256 and 512 rows
  *   0.91 to 0.98, 2048 x 2048 (16 MB, beyond the 8 MiB) at 192 1.01 to
- *   1.05. */
+ *   1.05.
+ * - W whose share a member fits in sc_bytes (half of L2), on the SIMD
+ *   paths: at any rows while A fits in half of l3_bytes. There the
+ *   packed path packs W and every A block for few FMAs a packed element
+ *   (P = M = 64 f32: 106 to 119 GFLOP/s at 128 to 4096 rows, half the
+ *   peak). Measured on a Zen 5 guest (MC 128 f32, l3_bytes 32 MiB, L2 1
+ *   MiB), `roofbench sweep` with the bound set from outside, skinny
+ *   against packed, two alternated rounds, rows 128 to 4096: AVX-512, 1
+ *   thread, f32 P = M = 64 2.0 to 2.2 times as fast (230 to 253
+ *   GFLOP/s), 192 1.3, 362 (512 KiB) 1.05 to 1.17, 512 (1 MiB) 1.04 to
+ *   1.17 but 724 (2 MiB) 0.94 to 1.04; f64 128 1.3 to 1.5, 256 1.07 to
+ *   1.23; 2 threads f32 384 1.02 to 1.49, f64 320 1.05 to 1.41, with 1
+ *   MiB a member (f32 724, f64 512) 1.3 to 1.45 at 192 rows but 0.91 to
+ *   1.0 at 1024; AVX2 (ROOFBENCH_ISA=avx2) 1 thread f32 192 1.09 to
+ *   1.16, f64 128 1.02 to 1.09, 2 threads f32 384 0.95 to 1.42. With A
+ *   past L3 (f64 256 at 16384 rows, 34 MB: each strip of W reads all of
+ *   A again) 0.91 to 0.94, f32 362 at 16384 (24 MB) 1.04. The portable
+ *   copy's skinny kernel ran at 0.22 to 0.5 times its packed path. */
 size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
                       int nthreads)
 {
@@ -430,11 +450,16 @@ size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
     const size_t strips = b->sw > 0 ? (m + b->sw - 1) / b->sw : 0;
     if (nthreads > 1 && strips < 2 * (size_t)nthreads)
         return b->skinny_max;
-    /* an L3 not known (0) is not one W lies beyond */
+    const int team = nthreads > 1 ? nthreads : 1;
     const double w = (double)p * (double)m * (double)el;
+    size_t rows = team > 1 ? 2 * b->skinny_max : b->skinny_max;
+    /* an L3 not known (0) is not one W lies beyond */
     if (b->l3_bytes > 0 && w > (double)b->l3_bytes)
-        return 4 * b->skinny_max;
-    return nthreads > 1 ? 2 * b->skinny_max : b->skinny_max;
+        rows = 4 * b->skinny_max;
+    else if (b->skinny_in_l2 && p > 0 && w / team <= (double)b->sc_bytes &&
+             b->l3_bytes / 2 / (p * el) > rows)
+        rows = b->l3_bytes / 2 / (p * el);
+    return rows;
 }
 
 /* The width of blocks of at most `most` columns (a multiple of sw) that

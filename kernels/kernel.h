@@ -217,6 +217,9 @@ typedef struct {
                                order and within L2 (configured, AVX-512
                                path, at most 16; 0: the default, 2 skb
                                beyond L2, skb within)                   */
+    int skinny_in_l2;       /* the skinny path at any rows while W's
+                               share fits in sc_bytes and A in half of
+                               l3_bytes (the SIMD paths: rb_skinny_rows) */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

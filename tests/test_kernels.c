@@ -410,6 +410,9 @@ static void test_blocked_on_path(const rb_config *cfg)
         {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
         {9, 70, 1100}, {61, 1, 45},    {1000, 17, 3},
         {1000, 1000, 130}, {130, 1000, 1000},
+        /* W past half of L2 in both dtypes: the packed path at these
+         * rows (with W within, the SIMD paths take the skinny one) */
+        {400, 600, 520},
         /* the skinny path: one row group (in place), a partial one, several
          * (packed), P across skb blocks, M not a whole number of strips */
         {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},
@@ -435,7 +438,9 @@ static void test_blocked_on_path(const rb_config *cfg)
 
 /* The skinny path's rows: MC (skinny_max) at one thread, 4 MC with W
  * beyond L3 (strictly; an L3 of 0 is unknown), 2 MC in a team where each
- * member gets two strips or more, and MC in a team with fewer. */
+ * member gets two strips or more, and MC in a team with fewer; on the
+ * SIMD paths with W's share within sc_bytes, what half of L3 holds of A
+ * if more. */
 static void test_skinny_rows(void)
 {
     rb_blocking b = {.skinny_max = 100, .sw = 16, .l3_bytes = 1 << 20};
@@ -450,6 +455,22 @@ static void test_skinny_rows(void)
     CHECK_INT(rb_skinny_rows(&b, 8, 65536, 16, 2), 100); /* beyond, 1 strip */
     b.l3_bytes = 0;
     CHECK_INT(rb_skinny_rows(&b, 4, 4096, 4096, 1), 100);
+    /* on a SIMD path, W's share within sc_bytes: as many rows as half of
+     * L3 holds of A (P elements a row), where that is more */
+    rb_blocking s = {.skinny_max = 100, .sw = 16, .l3_bytes = 1 << 20,
+                     .sc_bytes = 64 << 10, .skinny_in_l2 = 1};
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 1024); /* 64 KiB: within */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 129, 1), 100);  /* past it */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 256, 2), 1024); /* a member's */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 257, 2), 200);
+    CHECK_INT(rb_skinny_rows(&s, 8, 64, 32, 4), 100); /* 2 strips for 4 */
+    CHECK_INT(rb_skinny_rows(&s, 4, 2048, 8, 1), 100); /* A: 64 rows */
+    CHECK_INT(rb_skinny_rows(&s, 8, 256, 32, 1), 256);
+    s.l3_bytes = 0; /* not known: no rows from it */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 100);
+    s.l3_bytes = 1 << 20;
+    s.skinny_in_l2 = 0; /* the portable path */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 100);
 }
 
 /* The skinny path's next-block order under cfg: the blocked matmul matches

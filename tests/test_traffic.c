@@ -75,7 +75,7 @@ static void test_again(void)
 
 static void test_model(void)
 {
-    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0, 0, 6, 0, 0}; /* skinny path off */
+    rb_blocking blk = {"avx2", 6, 8, 512, 126, 2048, "", 0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0, 0, 6, 0, 0, 0}; /* skinny path off */
     const rb_shape tiny = {4, 4, 4}, n128 = {128, 128, 128},
                    n512 = {512, 512, 512};
     /* everything fits: each matrix once, 16 elements of 8 bytes: 2 lines */
@@ -206,7 +206,7 @@ typedef struct {
 /* The blocks the model is given for the row and dot-product forms: the
  * AVX2 path's, as the simulated child never holds AVX-512. */
 static const rb_blocking cg_blk = {"avx2", 6, 8, 512, 126, 2048, "",
-                                   0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0, 0, 6, 0, 0};
+                                   0, 0, 0, 0, "", RB_SKINNY_STRIPS, 0, 0, 6, 0, 0, 0};
 
 /* matmul_row at n = 64: cachegrind repeats its counts, and the LL misses
  * are the compulsory lines and the model's. base gets the set-up run's

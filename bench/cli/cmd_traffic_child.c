@@ -152,11 +152,12 @@ static int child_main(const rb_machine *m, const void *opts,
                                       "memory"));
     printf("path %s mr %zu nr %zu kc %zu mc %zu nc %zu skinny %zu sw %zu "
            "skb %zu sc %zu openblas %s order %d l3 %zu shallow %zu far_l1 "
-           "%d quiet %zu deep %zu\n",
+           "%d quiet %zu deep %zu in_l2 %d\n",
            blk.path, blk.mr, blk.nr, blk.kc, blk.mc, blk.nc, blk.skinny_max,
            blk.sw, blk.skb, blk.sc_bytes, openblas_get_corename(),
            (int)blk.skinny_order, blk.l3_bytes, blk.shallow_groups,
-           blk.far_to_l1, blk.quiet_l3_groups, blk.deep_blocks);
+           blk.far_to_l1, blk.quiet_l3_groups, blk.deep_blocks,
+           blk.skinny_in_l2);
     return 0;
 }
 

@@ -342,12 +342,13 @@ json_t *host_kernels_json(void)
         rb_blocking_of((rb_dtype)d, &b);
         json_object_set_new(
             blk, rb_dtype_name((rb_dtype)d),
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:I, "
-                      "s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s}}",
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:I, s:b, "
+                      "s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s}}",
                       "path", b.path, "mr", (json_int_t)b.mr, "nr",
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
                       "skinny", "base_rows", (json_int_t)b.skinny_max,
+                      "any_rows_within_l2", b.skinny_in_l2,
                       "strip", (json_int_t)b.sw, "depth", (json_int_t)b.skb,
                       "c_block_bytes", (json_int_t)b.sc_bytes, "beyond_l3_order",
                       b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"

@@ -437,26 +437,28 @@ static int sim_args_of(const sim_job *job, const sim_geometry *g,
 
 /* The child's line on the blocking it used: "path P mr X nr X kc X mc X
  * nc X skinny X sw X skb X sc X openblas CORE order O l3 X shallow X
- * far_l1 X quiet X deep X". */
+ * far_l1 X quiet X deep X in_l2 X" (from an older build without the
+ * last fields: those left 0). */
 static void parse_child_info(char *info, sim_counts *out)
 {
     info[strcspn(info, "\n")] = '\0';
     snprintf(out->path, sizeof(out->path), "%.255s", info);
     char p[32] = "";
     unsigned long v[9] = {0}, l3 = 0, shallow = 0, quiet = 0, deep = 0;
-    int order = RB_SKINNY_STRIPS, far_l1 = 0;
+    int order = RB_SKINNY_STRIPS, far_l1 = 0, in_l2 = 0;
     if (sscanf(info,
                "path %31s mr %lu nr %lu kc %lu mc %lu nc %lu skinny %lu sw %lu "
                "skb %lu sc %lu openblas %31s order %d l3 %lu shallow %lu "
-               "far_l1 %d quiet %lu deep %lu",
+               "far_l1 %d quiet %lu deep %lu in_l2 %d",
                p, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
                &v[8], out->openblas, &order, &l3, &shallow, &far_l1,
-               &quiet, &deep) < 10)
+               &quiet, &deep, &in_l2) < 10)
         return;
     out->blk.shallow_groups = shallow; /* 0 (not said): the default */
     out->blk.quiet_l3_groups = quiet;  /* 0 (not said): never */
     out->blk.deep_blocks = deep;       /* 0 (not said): the default */
     out->blk.far_to_l1 = far_l1;       /* the plan's 2 KiB rule reads it */
+    out->blk.skinny_in_l2 = in_l2;     /* 0 (not said): MC's rows */
     out->blk.skinny_order = order == RB_SKINNY_NEXT_BLOCK
                                 ? RB_SKINNY_NEXT_BLOCK
                                 : RB_SKINNY_STRIPS;
