@@ -399,8 +399,7 @@ static int load_profiles(const sweep_opts *o, profile *out, int *n,
 static int host_profile(const roofline *roof, profile *p, rb_err *e)
 {
     rb_err why;
-    /* the product writes C: the mixed roof, as its points and ridges */
-    if (roofline_to_profile(roof, RB_ACCESS_MIXED, p, &why) == RB_OK)
+    if (roofline_to_profile(roof, SWEEP_HOST_MIX, p, &why) == RB_OK)
         return RB_OK;
     return rb_fail(e, RB_EINPUT, "--profile host: %s", why.msg);
 }

@@ -100,6 +100,12 @@ double sweep_dram_bytes(const roof_level *lv);
  * DRAM. A team swept alone has only its own curve to go by. */
 double sweep_dram_floor(const roofline *r, const int *threads, int n);
 
+/* The access mix of the sweep's host profile (--profile host) and of the
+ * note under its predictions: the matmuls write C, so the mixed roof, as
+ * their points and ridges take it (`model --profile host` takes the read
+ * roof's). */
+#define SWEEP_HOST_MIX RB_ACCESS_MIXED
+
 /* The level called name in the read roof of team t: that name, else for a
  * cache level "Lk" a span "La-Lb" that holds it; NULL when neither. */
 const roof_level *sweep_level(const roof_team *t, const char *name);
