@@ -205,7 +205,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * would be paid by at most MC rows; below that, reading W in place
      * wins. (Measured on Xeon EMR, f32 4096 x 4096 weights, 1 thread:
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) In a team and
-     * with W beyond L3 it also won past MC rows: rb_skinny_rows. */
+     * with W beyond L3 it also won past MC rows, and with W within half
+     * of L2 at any rows while A fits half of L3: rb_skinny_rows. */
     out->skinny_max = out->mc;
     out->skinny_in_l2 =
         (path->needs & (RB_ISA_AVX2 | RB_ISA_AVX512F)) != 0;
@@ -229,8 +230,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows, the base (2 MC in a team with two strips a "      \
     "member, 4 MC for W beyond L3; on the SIMD paths, with W's share "       \
-    "within L2/2, as many as half of L3 holds of A); W block skb x sw = L1/2 (from "          \
-    STRIPS_FROM                                                                \
+    "within L2/2, as many as half of L3 holds of A); W block skb x sw = "    \
+    "L1/2 (from " STRIPS_FROM                                                \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
@@ -456,9 +457,13 @@ size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
     /* an L3 not known (0) is not one W lies beyond */
     if (b->l3_bytes > 0 && w > (double)b->l3_bytes)
         rows = 4 * b->skinny_max;
-    else if (b->skinny_in_l2 && p > 0 && w / team <= (double)b->sc_bytes &&
-             b->l3_bytes / 2 / (p * el) > rows)
-        rows = b->l3_bytes / 2 / (p * el);
+    else if (b->skinny_in_l2 && p > 0 && w / team <= (double)b->sc_bytes) {
+        /* the rows of A (p elements each) that half of L3 holds */
+        const double a_rows =
+            (double)(b->l3_bytes / 2) / ((double)p * (double)el);
+        if (a_rows > (double)rows)
+            rows = a_rows < (double)SIZE_MAX ? (size_t)a_rows : SIZE_MAX;
+    }
     return rows;
 }
 

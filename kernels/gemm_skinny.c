@@ -1,16 +1,17 @@
 /* The skinny micro-kernels of the blocked matmul: C[0:rows, 0:SW] (+)=
  * A[0:rows, 0:kb] W[0:kb, 0:SW] straight from the caller's row-major
- * operands, nothing packed. For a product with few rows of A (a small
- * batch) the weights W are the traffic: each element is used by only
- * `rows` FMAs, so packing it (read, write, read again) costs more than the
- * arithmetic it feeds. These kernels read every row of the W strip once
- * per call, SW values wide (four vectors), and hold the rows x SW tile of
- * C in registers across the kb rank-1 updates: up to 6 rows x 4 vectors =
- * 24 accumulators + 4 + 1 registers in the 32 zmm (AVX-512), 6 x 2 = 12 +
- * 2 + 1 in the 16 ymm (AVX2). A row count below the tile's is a smaller
- * tile, not a padded one: no FMA is spent on rows that are not there.
- * Each entry switches on rows so that the compiler builds one loop per
- * row count with the accumulators in registers. */
+ * operands, nothing packed (the blocked matmul also calls them for many
+ * rows with W within half of L2: rb_skinny_rows). For a product with few
+ * rows of A (a small batch) the weights W are the traffic: each element
+ * is used by only `rows` FMAs, so packing it (read, write, read again)
+ * costs more than the arithmetic it feeds. These kernels read every row
+ * of the W strip once per call, SW values wide (four vectors), and hold
+ * the rows x SW tile of C in registers across the kb rank-1 updates: up
+ * to 6 rows x 4 vectors = 24 accumulators + 4 + 1 registers in the 32 zmm
+ * (AVX-512), 6 x 2 = 12 + 2 + 1 in the 16 ymm (AVX2). A row count below
+ * the tile's is a smaller tile, not a padded one: no FMA is spent on rows
+ * that are not there. Each entry switches on rows so that the compiler
+ * builds one loop per row count with the accumulators in registers. */
 #include <immintrin.h>
 
 #include "gemm.h"

@@ -199,7 +199,8 @@ typedef struct {
     /* the skinny path (rows of A at most skinny_max, more for some
      * shapes and teams: rb_skinny_rows): no packing, C tile
      * of up to RB_SKINNY_ROWS rows x sw columns, W read skb rows at a
-     * time, C in blocks of sc_bytes */
+     * time, C in blocks of sc_bytes (or of one strip, where that is
+     * more) */
     size_t skinny_max, sw, skb, sc_bytes;
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */

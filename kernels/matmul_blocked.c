@@ -168,7 +168,7 @@ static void team_sync(const rb_team *t)
         t->barrier(t);
 }
 
-/* ---- the skinny path: few rows of A, W streamed once ------------------------ */
+/* ---- the skinny path: few rows of A (or W within L2), W in place -------- */
 
 /* The bytes of a member's workspace the right edge takes (edge_w,
  * edge_tile): a W block as deep as any plan makes one, since the depth
@@ -369,10 +369,14 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
 
 /* For a product with few rows of A (N at most rb_skinny_rows), every
  * element of W is used by only N FMAs: packing it, as the packed path
- * does, would move it three times for that little work. Instead each
+ * does, would move it three times for that little work (and with W
+ * within half of L2, rb_skinny_rows takes more rows, what half of L3
+ * holds of A: there packing W and every A block cost more than reading
+ * them in place). Instead each
  * member takes an even share of the columns of C and W (in whole strips;
  * no barrier: the shares are disjoint) and, for a block of C that fits in
- * L2 (all N rows, jc columns), walks W in blocks of skb rows: each strip
+ * L2 (all N rows, jc columns; at many rows a strip wide, past L2 where
+ * even that is more), walks W in blocks of skb rows: each strip
  * of the block (skb x sw) comes from memory once, for the first row
  * group, and from L1 or L2 for the others, and the C tile (up to 6 rows x
  * sw) stays in registers for the skb rank-1 updates. W is read once per

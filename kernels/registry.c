@@ -118,7 +118,7 @@ const rb_kernel rb_kernels[] = {
     {MATMUL,
      .name = "matmul_blocked",
      .form = "blocked",
-     .description = "Packed KC x NC blocks of B and MC x KC of A, register-tile micro-kernel; the team shares B. Up to MC rows (more in a team or with B beyond L3): B read once in place (skinny path).",
+     .description = "Packed KC x NC blocks of B and MC x KC of A, register-tile micro-kernel; the team shares B. Up to MC rows (more in a team, with B beyond L3, or with B within half of L2): B read once in place (skinny path).",
      .fn = FNS(matmul_blocked),
      .threading = RB_SPLIT_TEAM,
      .workspace = matmul_blocked_workspace,

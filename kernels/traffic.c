@@ -392,10 +392,17 @@ static double skinny(const shape_in *x, const rb_blocking *blk)
     const other oa[] = {{strip, ANY, 1}, {ccol, ANY, 1}};
     /* the C block again for the next W block: that W block and A block */
     const other oc[] = {{wblk, ANY, 1}, {ablk, ANY, 1}};
+    /* all of A again for the next C block: that block's pass went through
+     * its columns of W (all P rows) and its C block (at many rows the C
+     * blocks are narrow, a strip or a few, and A, within half of L3,
+     * stays where it fits) */
+    const foot afull = walk(c, N, P * sz, P * sz),
+               wcol = walk(c, P, JC * sz, M * sz);
+    const other oaa[] = {{wcol, ANY, 1}, {cblk, ANY, 1}};
     const double w = x->B1 + (groups - 1.0) * kbn * ceil(M / SW) *
                                  lost(&x->g, strip, ow, 2);
-    const double a = jcn * x->A1 + kbn * (strips - jcn) *
-                                       lost(&x->g, ablk, oa, 2);
+    const double a = x->A1 + (jcn - 1.0) * lost(&x->g, afull, oaa, 2) +
+                     kbn * (strips - jcn) * lost(&x->g, ablk, oa, 2);
     const double cc = x->C1 + jcn * (kbn - 1.0) * lost(&x->g, cblk, oc, 2);
     return w + a + cc;
 }

@@ -405,6 +405,8 @@ static void test_blocked_on_path(const rb_config *cfg)
     rb_blocking_of(RB_F64, &bk);
     printf("matmul_blocked path %s, KC %zu MC %zu NC %zu\n", bk.path, bk.kc,
            bk.mc, bk.nc);
+    /* rows past MC with W within half of L2: the SIMD paths only */
+    CHECK_INT(bk.skinny_in_l2, strcmp(bk.path, "portable") != 0);
     static const rb_shape blocked_shapes[] = {
         {1, 1, 1},     {7, 7, 7},      {33, 33, 33},
         {255, 255, 255}, {257, 257, 257}, {300, 200, 520},
@@ -413,6 +415,10 @@ static void test_blocked_on_path(const rb_config *cfg)
         /* W past half of L2 in both dtypes: the packed path at these
          * rows (with W within, the SIMD paths take the skinny one) */
         {400, 600, 520},
+        /* and within it, rows past MC while A fits half of L3 (both
+         * cache sets): C blocks of one strip (jc clamped to sw), full
+         * strips and a right edge, each member's C block its own */
+        {2500, 24, 300},
         /* the skinny path: one row group (in place), a partial one, several
          * (packed), P across skb blocks, M not a whole number of strips */
         {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},

@@ -294,13 +294,15 @@ static void cg_naive(const cg_env *v, const sim_counts *base)
     CHECK(d1.d1_misses < 2.0 * model && model < 2.0 * d1.d1_misses);
 }
 
-/* The blocked kernel's skinny path (64 rows, at most MC): the model with
- * the blocks the simulated child reports, at both levels. */
+/* The blocked kernel's skinny path (64 rows, at most MC; and 1024 rows,
+ * past MC, with W within half of L2: C blocks of 64 columns, so A is read
+ * again for each of four): the model with the blocks the simulated child
+ * reports, at both levels. */
 static void cg_skinny(const cg_env *v)
 {
     rb_err e;
-    const rb_shape sk[] = {{64, 64, 64}, {8, 256, 256}};
-    for (int i = 0; i < 2; i++) {
+    const rb_shape sk[] = {{64, 64, 64}, {8, 256, 256}, {1024, 64, 256}};
+    for (int i = 0; i < 3; i++) {
         sim_counts sb, sr, sd;
         CHECK_INT(sim_run(v->vg, v->exe, "none", RB_F64, sk[i], 1, v->g,
                           v->dir, &sb, &e),
@@ -309,7 +311,8 @@ static void cg_skinny(const cg_env *v)
                           v->g, v->dir, &sr, &e),
                   RB_OK);
         sim_subtract(&sr, &sb, &sd);
-        CHECK(sr.blk.skinny_max >= sk[i].n && sr.blk.sw > 0);
+        CHECK(rb_skinny_rows(&sr.blk, 8, sk[i].p, sk[i].m, 1) >= sk[i].n &&
+              sr.blk.sw > 0);
         const double ll =
             lines("matmul_blocked", sk[i], 8, &v->g->ll, &sr.blk);
         const double d1m =

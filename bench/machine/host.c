@@ -348,7 +348,7 @@ json_t *host_kernels_json(void)
                       (json_int_t)b.nr, "kc", (json_int_t)b.kc, "mc",
                       (json_int_t)b.mc, "nc", (json_int_t)b.nc, "why", b.why,
                       "skinny", "base_rows", (json_int_t)b.skinny_max,
-                      "any_rows_within_l2", b.skinny_in_l2,
+                      "past_mc_where_w_within_half_l2", b.skinny_in_l2,
                       "strip", (json_int_t)b.sw, "depth", (json_int_t)b.skb,
                       "c_block_bytes", (json_int_t)b.sc_bytes, "beyond_l3_order",
                       b.skinny_order == RB_SKINNY_NEXT_BLOCK ? "next block"

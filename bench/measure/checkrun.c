@@ -27,8 +27,10 @@ enum { PIN_SEED = 1 };
 
 /* One size per operation: past the simulated last level where the
  * traffic is the point (dot and matvec stream 1 to 4 MiB), a product that
- * reuses its operands from it (128^3), and the skinny path's batch of 8
- * against 512 x 512 weights. */
+ * reuses its operands from it (128^3: the blocked kernel's skinny path,
+ * its W within half of L2), and for the blocked kernel the skinny path's
+ * batch of 8 against 512 x 512 weights and the packed path, past MC rows
+ * with W past half of L2 in both dtypes (192 x 384 x 384). */
 static const struct {
     rb_op op;
     rb_shape s;
@@ -38,7 +40,7 @@ static const struct {
     {RB_OP_MATMUL, {128, 128, 128}},
     {RB_OP_BATCHED, {16, 128, 128}},
 };
-static const rb_shape SKINNY = {8, 512, 512};
+static const rb_shape BLOCKED[] = {{8, 512, 512}, {192, 384, 384}};
 
 void check_pin_config(rb_config *cfg, const size_t caches[3])
 {
@@ -59,9 +61,11 @@ void check_cases(check_case *out, size_t *n)
             for (size_t z = 0; z < sizeof(SIZES) / sizeof(SIZES[0]); z++)
                 if (SIZES[z].op == k->op && *n < CHECK_MAX_CASES)
                     out[(*n)++] = (check_case){k, (rb_dtype)d, SIZES[z].s};
-            if (strcmp(k->name, "matmul_blocked") == 0 &&
-                *n < CHECK_MAX_CASES)
-                out[(*n)++] = (check_case){k, (rb_dtype)d, SKINNY};
+            for (size_t z = 0; z < sizeof(BLOCKED) / sizeof(BLOCKED[0]) &&
+                               strcmp(k->name, "matmul_blocked") == 0;
+                 z++)
+                if (*n < CHECK_MAX_CASES)
+                    out[(*n)++] = (check_case){k, (rb_dtype)d, BLOCKED[z]};
         }
 }
 
@@ -221,9 +225,9 @@ static void blocking_text(const rb_blocking *b, char *buf, size_t len)
 {
     snprintf(buf, len,
              "mr %zu nr %zu kc %zu mc %zu nc %zu skinny %zu sw %zu skb %zu "
-             "sc %zu",
+             "sc %zu in_l2 %d",
              b->mr, b->nr, b->kc, b->mc, b->nc, b->skinny_max, b->sw, b->skb,
-             b->sc_bytes);
+             b->sc_bytes, b->skinny_in_l2);
 }
 
 void check_facts_expect(check_facts *f)

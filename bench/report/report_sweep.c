@@ -1296,8 +1296,8 @@ static void prediction_table(const sweep_doc *doc, FILE *f)
         if (strcmp(doc->profiles[i].kind, "host") == 0)
             fprintf(f, "host: the measured roofline's largest team, its "
                        "DRAM plateau %s\n",
-                    roofline_profile_mix(doc->roof, SWEEP_HOST_MIX) ==
-                            RB_ACCESS_MIXED
+                    roofline_profile_mix(doc->roof, SWEEP_HOST_MIX) !=
+                            RB_ACCESS_READ
                         ? "in the mixed roof, the matmuls' own (`model "
                           "--profile host` takes the read roof's)"
                         : "in the read roof (the mixed one was not "
