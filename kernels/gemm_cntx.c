@@ -4,6 +4,8 @@
  * (KC, MC, NC) sized from the caches the caller configured. The paths are
  * listed fastest first; the portable C path closes the table, so every
  * machine has one. */
+#include <math.h>
+
 #include "ceiling.h"
 #include "gemm.h"
 #include "kernel.h"
@@ -206,7 +208,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
      * wins. (Measured on Xeon EMR, f32 4096 x 4096 weights, 1 thread:
      * 128 rows 88 to 125 GFLOP/s skinny, 60 to 66 packed.) In a team and
      * with W beyond L3 it also won past MC rows, and with W within half
-     * of L2 at any rows while A fits half of L3: rb_skinny_rows. */
+     * of L2 up to the rows a quarter of L2 holds of a strip of C:
+     * rb_skinny_rows. */
     out->skinny_max = out->mc;
     out->skinny_in_l2 =
         (path->needs & (RB_ISA_AVX2 | RB_ISA_AVX512F)) != 0;
@@ -230,8 +233,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
 #define SKINNY_WHY(STRIPS_FROM, NEXT)                                          \
     "skinny up to MC rows, the base (2 MC in a team with two strips a "      \
     "member, 4 MC for W beyond L3; on the SIMD paths, with W's share "       \
-    "within L2/2, as many as half of L3 holds of A); W block skb x sw = "    \
-    "L1/2 (from " STRIPS_FROM                                                \
+    "within L2/2, as many as L2/4 holds of a strip of C and L3/2 of A); "    \
+    "W block skb x sw = L1/2 (from " STRIPS_FROM                             \
     ": 32 rows up to shallow_groups row groups, skb from two where W's "      \
     "rows are a multiple of 2 KiB apart and the strips go ahead into L1, "    \
     "2 skb above" NEXT                                                         \
@@ -425,7 +428,8 @@ static void plan_requests(const rb_blocking *b, size_t groups,
  *   0.91 to 0.98, 2048 x 2048 (16 MB, beyond the 8 MiB) at 192 1.01 to
  *   1.05.
  * - W whose share a member fits in sc_bytes (half of L2), on the SIMD
- *   paths: at any rows while A fits in half of l3_bytes. There the
+ *   paths: up to the rows whose C block of one strip fills half of
+ *   sc_bytes, and A half of l3_bytes. There the
  *   packed path packs W and every A block for few FMAs a packed element
  *   (P = M = 64 f32: 106 to 119 GFLOP/s at 128 to 4096 rows, half the
  *   peak). Measured on a Zen 5 guest (MC 128 f32, l3_bytes 32 MiB, L2 1
@@ -439,8 +443,17 @@ static void plan_requests(const rb_blocking *b, size_t groups,
  *   1.0 at 1024; AVX2 (ROOFBENCH_ISA=avx2) 1 thread f32 192 1.09 to
  *   1.16, f64 128 1.02 to 1.09, 2 threads f32 384 0.95 to 1.42. With A
  *   past L3 (f64 256 at 16384 rows, 34 MB: each strip of W reads all of
- *   A again) 0.91 to 0.94, f32 362 at 16384 (24 MB) 1.04. The portable
- *   copy's skinny kernel ran at 0.22 to 0.5 times its packed path. */
+ *   A again) 0.91 to 0.94, f32 362 at 16384 (24 MB) 1.04. Where the C
+ *   block of all the rows no longer fits in L2 even a strip wide, the C
+ *   tiles (loaded and stored once per call of at most P steps) come from
+ *   L3 or memory: `roofbench run`, the two builds alternated, f32 and f64
+ *   at 1 and 2 threads, 100000 x 16 x 512 0.3 to 0.6 times as fast,
+ *   8192 x 16 x 512 0.4 to 0.5, 32768 x 64 x 512 0.45 to 0.83; and with W
+ *   wide and shallow (M = 512, P = 16 to 64) 0.8 to 0.98 at 2048 rows,
+ *   0.8 to 1.9 (most above 1) at 1024 and 256. So up to the rows that
+ *   fill a quarter of L2 a strip wide (1024 on the AVX-512 path, 4096 on
+ *   AVX2's narrower strips). The portable copy's skinny kernel ran at
+ *   0.22 to 0.5 times its packed path. */
 size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
                       int nthreads)
 {
@@ -457,10 +470,13 @@ size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
     /* an L3 not known (0) is not one W lies beyond */
     if (b->l3_bytes > 0 && w > (double)b->l3_bytes)
         rows = 4 * b->skinny_max;
-    else if (b->skinny_in_l2 && p > 0 && w / team <= (double)b->sc_bytes) {
-        /* the rows of A (p elements each) that half of L3 holds */
-        const double a_rows =
-            (double)(b->l3_bytes / 2) / ((double)p * (double)el);
+    else if (b->skinny_in_l2 && p > 0 && b->sw > 0 &&
+             w / team <= (double)b->sc_bytes) {
+        /* the rows of A (p elements each) that half of L3 holds, and of a
+         * strip of C that half of sc_bytes holds */
+        const double a_rows = fmin(
+            (double)(b->l3_bytes / 2) / ((double)p * (double)el),
+            (double)(b->sc_bytes / 2) / ((double)b->sw * (double)el));
         if (a_rows > (double)rows)
             rows = a_rows < (double)SIZE_MAX ? (size_t)a_rows : SIZE_MAX;
     }

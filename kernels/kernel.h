@@ -199,8 +199,7 @@ typedef struct {
     /* the skinny path (rows of A at most skinny_max, more for some
      * shapes and teams: rb_skinny_rows): no packing, C tile
      * of up to RB_SKINNY_ROWS rows x sw columns, W read skb rows at a
-     * time, C in blocks of sc_bytes (or of one strip, where that is
-     * more) */
+     * time, C in blocks of sc_bytes */
     size_t skinny_max, sw, skb, sc_bytes;
     const char *skinny_why;
     rb_skinny_order skinny_order; /* for W beyond L3                   */
@@ -218,9 +217,9 @@ typedef struct {
                                order and within L2 (configured, AVX-512
                                path, at most 16; 0: the default, 2 skb
                                beyond L2, skb within)                   */
-    int skinny_in_l2;       /* the skinny path at any rows while W's
-                               share fits in sc_bytes and A in half of
-                               l3_bytes (the SIMD paths: rb_skinny_rows) */
+    int skinny_in_l2;       /* the skinny path past MC rows where W's
+                               share fits in sc_bytes (the SIMD paths:
+                               rb_skinny_rows has how many) */
 } rb_blocking;
 
 void rb_blocking_of(rb_dtype dt, rb_blocking *out);

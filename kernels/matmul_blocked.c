@@ -370,13 +370,12 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
 /* For a product with few rows of A (N at most rb_skinny_rows), every
  * element of W is used by only N FMAs: packing it, as the packed path
  * does, would move it three times for that little work (and with W
- * within half of L2, rb_skinny_rows takes more rows, what half of L3
- * holds of A: there packing W and every A block cost more than reading
- * them in place). Instead each
+ * within half of L2, rb_skinny_rows takes more rows, up to what a
+ * quarter of L2 holds of a strip of C: there packing W and every A block
+ * cost more than reading them in place). Instead each
  * member takes an even share of the columns of C and W (in whole strips;
  * no barrier: the shares are disjoint) and, for a block of C that fits in
- * L2 (all N rows, jc columns; at many rows a strip wide, past L2 where
- * even that is more), walks W in blocks of skb rows: each strip
+ * L2 (all N rows, jc columns), walks W in blocks of skb rows: each strip
  * of the block (skb x sw) comes from memory once, for the first row
  * group, and from L1 or L2 for the others, and the C tile (up to 6 rows x
  * sw) stays in registers for the skb rank-1 updates. W is read once per

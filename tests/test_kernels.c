@@ -415,10 +415,11 @@ static void test_blocked_on_path(const rb_config *cfg)
         /* W past half of L2 in both dtypes: the packed path at these
          * rows (with W within, the SIMD paths take the skinny one) */
         {400, 600, 520},
-        /* and within it, rows past MC while A fits half of L3 (both
-         * cache sets): C blocks of one strip (jc clamped to sw), full
-         * strips and a right edge, each member's C block its own */
-        {2500, 24, 300},
+        /* and within it, rows past MC (the skinny path with the larger
+         * caches, C blocks of two strips or more, full strips and a right
+         * edge, each member's C block its own; past the rows a strip of C
+         * may have with the small ones: packed) */
+        {1000, 24, 300},
         /* the skinny path: one row group (in place), a partial one, several
          * (packed), P across skb blocks, M not a whole number of strips */
         {6, 500, 129}, {5, 97, 64}, {12, 97, 64}, {13, 300, 65},
@@ -462,16 +463,19 @@ static void test_skinny_rows(void)
     b.l3_bytes = 0;
     CHECK_INT(rb_skinny_rows(&b, 4, 4096, 4096, 1), 100);
     /* on a SIMD path, W's share within sc_bytes: as many rows as half of
-     * L3 holds of A (P elements a row), where that is more */
+     * L3 holds of A (P elements a row) and half of sc_bytes of a strip of
+     * C (sw elements), where that is more */
     rb_blocking s = {.skinny_max = 100, .sw = 16, .l3_bytes = 1 << 20,
                      .sc_bytes = 64 << 10, .skinny_in_l2 = 1};
-    CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 1024); /* 64 KiB: within */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 512); /* 64 KiB: within */
     CHECK_INT(rb_skinny_rows(&s, 4, 128, 129, 1), 100);  /* past it */
-    CHECK_INT(rb_skinny_rows(&s, 4, 128, 256, 2), 1024); /* a member's */
+    CHECK_INT(rb_skinny_rows(&s, 4, 128, 256, 2), 512); /* a member's */
     CHECK_INT(rb_skinny_rows(&s, 4, 128, 257, 2), 200);
     CHECK_INT(rb_skinny_rows(&s, 8, 64, 32, 4), 100); /* 2 strips for 4 */
     CHECK_INT(rb_skinny_rows(&s, 4, 2048, 8, 1), 100); /* A: 64 rows */
-    CHECK_INT(rb_skinny_rows(&s, 8, 256, 32, 1), 256);
+    CHECK_INT(rb_skinny_rows(&s, 4, 1024, 16, 1), 128); /* A: 128 */
+    CHECK_INT(rb_skinny_rows(&s, 8, 256, 32, 1), 256);  /* both 256 */
+    CHECK_INT(rb_skinny_rows(&s, 8, 16, 16, 1), 256);   /* C: 256 */
     s.l3_bytes = 0; /* not known: no rows from it */
     CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 100);
     s.l3_bytes = 1 << 20;
