@@ -474,11 +474,11 @@ size_t rb_skinny_rows(const rb_blocking *b, size_t el, size_t p, size_t m,
              w / team <= (double)b->sc_bytes) {
         /* the rows of A (p elements each) that half of L3 holds, and of a
          * strip of C that half of sc_bytes holds */
-        const double a_rows = fmin(
+        const double cap = fmin(
             (double)(b->l3_bytes / 2) / ((double)p * (double)el),
             (double)(b->sc_bytes / 2) / ((double)b->sw * (double)el));
-        if (a_rows > (double)rows)
-            rows = a_rows < (double)SIZE_MAX ? (size_t)a_rows : SIZE_MAX;
+        if (cap > (double)rows)
+            rows = cap < (double)SIZE_MAX ? (size_t)cap : SIZE_MAX;
     }
     return rows;
 }

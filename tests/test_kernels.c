@@ -446,8 +446,9 @@ static void test_blocked_on_path(const rb_config *cfg)
 /* The skinny path's rows: MC (skinny_max) at one thread, 4 MC with W
  * beyond L3 (strictly; an L3 of 0 is unknown), 2 MC in a team where each
  * member gets two strips or more, and MC in a team with fewer; on the
- * SIMD paths with W's share within sc_bytes, what half of L3 holds of A
- * if more. */
+ * SIMD paths with W's share within sc_bytes, if more, the fewer of the
+ * rows of A that half of L3 holds and of a strip of C that half of
+ * sc_bytes holds. */
 static void test_skinny_rows(void)
 {
     rb_blocking b = {.skinny_max = 100, .sw = 16, .l3_bytes = 1 << 20};
@@ -476,6 +477,8 @@ static void test_skinny_rows(void)
     CHECK_INT(rb_skinny_rows(&s, 4, 1024, 16, 1), 128); /* A: 128 */
     CHECK_INT(rb_skinny_rows(&s, 8, 256, 32, 1), 256);  /* both 256 */
     CHECK_INT(rb_skinny_rows(&s, 8, 16, 16, 1), 256);   /* C: 256 */
+    CHECK_INT(rb_skinny_rows(&s, 4, 100, 64, 1), 512);  /* A: 1310.72 */
+    CHECK_INT(rb_skinny_rows(&s, 4, 300, 16, 1), 436);  /* A: 436.9 */
     s.l3_bytes = 0; /* not known: no rows from it */
     CHECK_INT(rb_skinny_rows(&s, 4, 128, 128, 1), 100);
     s.l3_bytes = 1 << 20;

@@ -66,7 +66,8 @@ static const flag_spec network_flags[] = {
      .def = "16,128",
      .help = "batch sizes B of the sharded matmul (up to 4), as --batch of "
              "sweep; the default pair is a factor 8 apart, both within the "
-             "blocked kernel's skinny path (up to MC rows with W past L2), "
+             "blocked kernel's skinny path (up to MC rows with W past half "
+             "of L2), "
              "where its rate, "
              "the C of D*, hardly depends on B"},
     {.name = "f",
