@@ -584,12 +584,6 @@ static void test_fmastream(void)
     CHECK((ceilings_fmastream_now_variant() != NULL) == (ran >= 1));
 }
 
-/* The bandwidth sweep's working sets: the last at size_max, each a whole
- * step of the factor below the next, the first at size_min or above; so
- * the quick sweep to 1 GiB ends at 455 MB, 683 MB and 1 GiB, and a DRAM
- * plateau from 455 MB on has the 3 points over a factor 2 the detector
- * needs (stepped up from 4 KiB they were 349, 523 and 1024 MB: a curve
- * still falling to 500 MB had 2). */
 /* The quick roofline's kernels: the read roof's always, and for the mixed
  * roof every kernel the full ceilings give it (schoenauer set the mixed
  * DRAM roof on a Zen 5 guest at 2 threads), write never (no roof). */
@@ -613,6 +607,12 @@ static void test_quick_roofline(void)
     CHECK_INT(plan.gemm_n, 0);
 }
 
+/* The bandwidth sweep's working sets: the last at size_max, each a whole
+ * step of the factor below the next, the first at size_min or above; so
+ * the quick sweep to 1 GiB ends at 455 MB, 683 MB and 1 GiB, and a DRAM
+ * plateau from 455 MB on has the 3 points over a factor 2 the detector
+ * needs (stepped up from 4 KiB they were 349, 523 and 1024 MB: a curve
+ * still falling to 500 MB had 2). */
 static void test_bw_grid(void)
 {
     ceilings_plan plan;

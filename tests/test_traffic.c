@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "checkrun.h"
 #include "counters.h"
 #include "simulate.h"
 
@@ -308,16 +309,15 @@ static void cg_skinny(const cg_env *v)
 {
     rb_err e;
     const rb_shape sk[] = {{64, 64, 64}, {8, 256, 256}, {1024, 64, 256}};
-    const size_t caches[3] = {32 << 10, 1 << 20, 8 << 20};
-    const sim_geometry pinned = {
-        {32768.0, 8, 64}, {1048576.0, 16, 64}, "the check gate's"};
+    check_facts pin; /* the gate's caches and geometry */
+    check_facts_init(&pin, "");
     for (int i = 0; i < 3; i++) {
-        const sim_geometry *g = i == 2 ? &pinned : v->g;
+        const sim_geometry *g = i == 2 ? &pin.geom : v->g;
         sim_counts sb, sr, sd;
         const sim_job base = {"none", RB_OP_MATMUL, RB_F64, sk[i], 1,
-                              caches, 0, NULL},
+                              pin.caches, 0, NULL},
                       run = {"matmul_blocked", RB_OP_MATMUL, RB_F64, sk[i],
-                             1, caches, 0, NULL};
+                             1, pin.caches, 0, NULL};
         CHECK_INT(sim_run_job(v->vg, v->exe, &base, g, v->dir, &sb, &e),
                   RB_OK);
         CHECK_INT(sim_run_job(v->vg, v->exe, &run, g, v->dir, &sr, &e),

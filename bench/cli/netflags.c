@@ -67,9 +67,7 @@ static const flag_spec network_flags[] = {
      .help = "batch sizes B of the sharded matmul (up to 4), as --batch of "
              "sweep; the default pair is a factor 8 apart, both within the "
              "blocked kernel's skinny path (up to MC rows with W past half "
-             "of L2), "
-             "where its rate, "
-             "the C of D*, hardly depends on B"},
+             "of L2), where its rate, the C of D*, hardly depends on B"},
     {.name = "f",
      .meta = "N",
      .type = FLAG_COUNT,

@@ -61,9 +61,9 @@ void check_cases(check_case *out, size_t *n)
             for (size_t z = 0; z < sizeof(SIZES) / sizeof(SIZES[0]); z++)
                 if (SIZES[z].op == k->op && *n < CHECK_MAX_CASES)
                     out[(*n)++] = (check_case){k, (rb_dtype)d, SIZES[z].s};
-            for (size_t z = 0; z < sizeof(BLOCKED) / sizeof(BLOCKED[0]) &&
-                               strcmp(k->name, "matmul_blocked") == 0;
-                 z++)
+            if (strcmp(k->name, "matmul_blocked") != 0)
+                continue;
+            for (size_t z = 0; z < sizeof(BLOCKED) / sizeof(BLOCKED[0]); z++)
                 if (*n < CHECK_MAX_CASES)
                     out[(*n)++] = (check_case){k, (rb_dtype)d, BLOCKED[z]};
         }

@@ -53,7 +53,8 @@ void check_pin_config(rb_config *cfg, const size_t caches[3]);
 
 /* The fixed set: every kernel in the registry at one size per operation
  * (sizes that run in a second or two under cachegrind), the blocked
- * matmul once more on its skinny path, f32 and f64. */
+ * matmul twice more (its skinny path at a batch of 8, its packed path),
+ * f32 and f64. */
 void check_cases(check_case *out, size_t *n);
 
 /* The pinned facts this build would record (before any simulation: the
