@@ -1177,6 +1177,105 @@ static int same(const char *s, const char *want)
     return s && strcmp(s, want) == 0;
 }
 
+/* What the last cache level of the machine in a document's context holds
+ * (its size times its count), and whether each is within what a core may
+ * plausibly have (RB_CACHE_PER_CORE_MAX a core, as host_cache believes);
+ * 0 where the topology has no cache. */
+static double context_llc(json_t *doc, int *plausible)
+{
+    json_t *topo =
+        json_object_get(json_object_get(doc, "context"), "topology");
+    json_t *caches = json_object_get(topo, "caches");
+    json_t *last = json_array_get(caches, json_array_size(caches) - 1);
+    const double size = (double)json_integer_value(
+                     json_object_get(last, "size_bytes")),
+                 count = (double)json_integer_value(
+                     json_object_get(last, "count")),
+                 cores = (double)json_integer_value(
+                     json_object_get(topo, "cores"));
+    *plausible = cores > 0 && size * count / cores <= 64.0 * 1048576;
+    return size * count;
+}
+
+/* Beside DRAM weights the contrast takes matrices of its own, the
+ * smallest past twice the last cache, so that B of them fit its budget:
+ * f64 weights of 126 MB (a DRAM plateau from 80 to 200 MB) and on a
+ * machine whose last cache is 32 MiB, batched on 2944 x 2944 (69.3 MB);
+ * its points, the document and the table say so. */
+static void sweep_contrast_own(void)
+{
+    char file[700], out[700], path[760];
+    snprintf(file, sizeof(file), "%s/contrast-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/sweep-contrast", ceildir);
+    json_t *doc = load_json(ceilfile);
+    CHECK(doc != NULL);
+    size_t i, j;
+    json_t *team, *roof;
+    json_array_foreach(json_object_get(doc, "roofline"), i, team)
+        json_array_foreach(json_object_get(team, "roofs"), j, roof)
+            json_object_set_new(
+                roof, "levels",
+                json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
+                          "kernel", "read", "gbs", 10.0, "spread", 0.05,
+                          "starts_bytes", 80e6, "ends_bytes", 200e6));
+    CHECK(json_dump_file(doc, file, 0) == 0);
+    json_decref(doc);
+    const char *args[] = {"sweep",      "--weights", "DRAM",     "--threads",
+                          "1",          "--dtype",   "f64",      "--batch",
+                          "1:2",        "--kernel",  "matmul_blocked,batched",
+                          "--min-time", "0.001",     "--samples", "3",
+                          "--ceilings", file,        "--out",    out,
+                          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    snprintf(path, sizeof(path), "%s/sweep.json", out);
+    doc = load_json(path);
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    json_t *size = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "weights"), 0),
+                        "sizes"),
+        0);
+    const json_int_t side = json_integer_value(json_object_get(size, "p"));
+    /* 126.5 MB: 3977 x 3977 f64, up to 4032 */
+    CHECK_INT(side, 4032);
+    json_t *own = json_object_get(size, "contrast");
+    int plausible;
+    const double llc = context_llc(doc, &plausible);
+    if (plausible && llc > 0.0 && 2.2 * llc < 4032.0 * 4032.0 * 8.0)
+        CHECK(own != NULL);
+    const json_int_t cp =
+        own ? json_integer_value(json_object_get(own, "p")) : side;
+    if (own) {
+        const double bytes = (double)cp * (double)cp * 8.0;
+        CHECK(cp < side);
+        CHECK_INT(json_integer_value(json_object_get(own, "m")), cp);
+        if (plausible)
+            CHECK(bytes >= 2.0 * llc &&
+                  (double)(cp - 64) * (double)(cp - 64) * 8.0 < 2.0 * llc);
+        char line[160];
+        snprintf(line, sizeof(line), "batched on its own P = %lld, M = %lld",
+                 (long long)cp, (long long)cp);
+        CHECK_STR_HAS(r.out, line);
+    } else {
+        CHECK(strstr(r.out, "on its own P") == NULL);
+    }
+    json_t *p;
+    int seen = 0;
+    json_array_foreach(json_object_get(doc, "points"), i, p)
+    {
+        json_t *sh = json_object_get(p, "shape");
+        const json_int_t want =
+            same(jstr(p, "kernel", NULL), "batched") ? (seen++, cp) : side;
+        CHECK_INT(json_integer_value(json_object_get(sh, "p")), want);
+        CHECK_INT(json_integer_value(json_object_get(sh, "m")), want);
+    }
+    CHECK_INT(seen, 2); /* B = 1 and 2 */
+    json_decref(doc);
+}
+
 /* A ceilings file of one team: its read roof one level, DRAM at 10 GB/s
  * from 4 to 9 MB; its mixed roof L3 (1 to 3 MB, 40 GB/s) and DRAM at
  * mixed_gbs from starts to 9 MB, its envelope those two figures at their
@@ -1498,6 +1597,7 @@ static void test_sweep(void)
     sweep_bad_level();
     sweep_alias_note();
     sweep_dram_floor_teams();
+    sweep_contrast_own();
     sweep_mixed_roof();
 }
 

@@ -422,6 +422,24 @@ static void test_roof_now(void)
     CHECK_INT(report_sweep_roof_now(&doc, &c, &peak, &bw), -1);
 }
 
+/* The contrast's own matrices beside DRAM weights: the smallest past
+ * twice the last cache, in the weights' units, moved off rows that
+ * alias, never past the weights' own side. */
+static void test_contrast_side(void)
+{
+    const double llc = 32.0 * 1048576; /* twice: 67.1 MB */
+    /* f32, 2 threads (multiples of 128): 4096 x 4096 is 2 x 32 MiB
+     * exactly, but its 16 KiB rows alias: 4224 */
+    CHECK_INT(sweep_contrast_side(8832, 4, 2, llc), 4224);
+    CHECK(!rb_rows_alias(4224, 4));
+    /* f64, 1 thread (multiples of 64): 2896.3 rounds to 2880, whose
+     * square is 66.4 MB, short of 67.1: 2944 */
+    CHECK_INT(sweep_contrast_side(7744, 8, 1, llc), 2944);
+    CHECK(2880.0 * 2880.0 * 8.0 < 2.0 * llc && 2944.0 * 2944.0 * 8.0 >= 2.0 * llc);
+    /* never larger than the weights' own */
+    CHECK_INT(sweep_contrast_side(2048, 4, 1, llc), 2048);
+}
+
 int main(void)
 {
     test_roof_now();
@@ -430,5 +448,6 @@ int main(void)
     test_ridge();
     test_knee();
     test_weights();
+    test_contrast_side();
     return check_status("test_sweep");
 }

@@ -82,7 +82,8 @@ static const flag_spec sweep_flags[] = {
      .help = "matmul kernels (roofbench list; matmul: all of them) and the "
              "contrast batched (bp,bpm->bm, every row its own [P,M] matrix, "
              "run while its working set fits a quarter of the memory "
-             "available, at most 1.5 GB)"},
+             "available, at most 6 GB; beside DRAM weights on matrices of "
+             "its own, the smallest past twice the last cache)"},
     FLAG_DTYPE(sweep_opts, dtype, "f32,f64"),
     FLAG_THREADS(sweep_opts, threads,
                  "thread counts, each 1 to the number of cores; one thread "
@@ -227,9 +228,12 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     plan->min_time = o->min_time;
     plan->verify_rows = 2; /* the first and the last row group's last row */
     const uint64_t avail = host_mem_available();
-    /* every point fills its B matrices afresh (2 ns an element on a Xeon
-     * guest), and a few B already show it flat */
-    plan->batched_budget = avail / 4 < 1500000000ull ? avail / 4 : 1500000000ull;
+    /* every point fills its B matrices afresh (0.7 ns an element on a
+     * Xeon guest with AVX-512, harness_fill); beside DRAM weights the
+     * contrast's own matrices fit it up to B = 64 on a 32 MiB L3 (67 MB
+     * each: 4.3 GB) */
+    const uint64_t most = 6000000000ull;
+    plan->batched_budget = avail / 4 < most ? avail / 4 : most;
     int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);
     /* all: every matmul kernel and the contrast (batched_openblas is not
      * one: it is OpenBLAS looping over the rows) */
@@ -294,6 +298,8 @@ static int size_levels(const rb_machine *m, const roofline *roof,
     /* DRAM weights past the largest middle of DRAM among the teams */
     const double dram_floor =
         sweep_dram_floor(roof, plan->threads, plan->nthreads);
+    host_cache llc;
+    host_last_cache(m->topo, m->cpu.hypervisor, &llc);
     for (int l = 0; l < plan->nlevels; l++) {
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
@@ -319,6 +325,16 @@ static int size_levels(const rb_machine *m, const roofline *roof,
                     return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;
+                /* beside DRAM weights the contrast's own matrices, each
+                 * still past the last cache, so that the batch of them
+                 * fits its budget up to large B: on the weights' own
+                 * (hundreds of MB) it ran at two or three B only */
+                if (strcmp(w->name, "DRAM") == 0) {
+                    const uint64_t c = sweep_contrast_side(
+                        side, (unsigned)rb_dtype_size(plan->dtypes[d]),
+                        plan->threads[t], llc.believed_bytes);
+                    w->contrast[d][t] = c < side ? c : 0;
+                }
             }
         }
     }

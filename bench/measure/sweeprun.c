@@ -10,10 +10,15 @@
 #include "region.h"
 #include "timer.h"
 
-static rb_shape shape_of(const sweep_plan *plan, int level, int d, int t,
-                         uint64_t b)
+/* The shape of op's kernels at one point: the contrast's own P = M where
+ * the level gives it one */
+static rb_shape shape_of(const sweep_plan *plan, rb_op op, int level, int d,
+                         int t, uint64_t b)
 {
     const sweep_weights *w = &plan->levels[level];
+    if (op == RB_OP_BATCHED && w->contrast[d][t])
+        return (rb_shape){(size_t)b, (size_t)w->contrast[d][t],
+                          (size_t)w->contrast[d][t]};
     return (rb_shape){(size_t)b, (size_t)w->p[d][t], (size_t)w->m[d][t]};
 }
 
@@ -24,7 +29,7 @@ static int working_set(const sweep_plan *plan, const rb_kernel *k, int level,
                        int d, int t, uint64_t b, uint64_t *bytes)
 {
     rb_counts c;
-    if (k->counts(shape_of(plan, level, d, t, b),
+    if (k->counts(shape_of(plan, k->op, level, d, t, b),
                   rb_dtype_size(plan->dtypes[d]), &c))
         return -1;
     *bytes = c.bytes;
@@ -37,7 +42,6 @@ static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
                          uint64_t b, harness_plan *hp)
 {
     memset(hp, 0, sizeof(*hp));
-    const rb_shape s = shape_of(plan, level, d, t, b);
     for (size_t i = 0; i < plan->nkernels; i++) {
         const rb_kernel *k = plan->kernels[i];
         uint64_t need;
@@ -52,11 +56,15 @@ static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
     hp->threads[0] = plan->threads[t];
     hp->nthreads = 1;
     for (int op = 0; op < RB_NOPS; op++) {
+        const rb_shape s = shape_of(plan, (rb_op)op, level, d, t, b);
         hp->shape[op] = s;
         snprintf(hp->shape_source[op], sizeof(hp->shape_source[op]),
-                 "%s weights, B = %llu: shape %zu,%zu,%zu",
+                 "%s weights, B = %llu: shape %zu,%zu,%zu%s",
                  plan->levels[level].name, (unsigned long long)b, s.n, s.p,
-                 s.m);
+                 s.m,
+                 op == RB_OP_BATCHED && plan->levels[level].contrast[d][t]
+                     ? " (the contrast's own P = M)"
+                     : "");
     }
     hp->min_time = plan->min_time;
     hp->samples = plan->samples;

@@ -23,11 +23,15 @@ enum { SWEEP_MAX_LEVELS = 4, SWEEP_MAX_KERNELS = 8 };
 
 /* Where the weights sit: a level name ("L2", "DRAM") or "given" (--p and
  * --m), with P and M per dtype and thread count (the same side fills a
- * level differently per element size and per team). */
+ * level differently per element size and per team), and the contrast's
+ * own P = M where it differs (0: the same P and M; sweep_contrast_side:
+ * beside DRAM weights, so that its batch of matrices fits the budget up
+ * to the largest B). */
 typedef struct {
     char name[16];
     uint64_t p[RB_NDTYPES][HARNESS_MAX_THREADS];
     uint64_t m[RB_NDTYPES][HARNESS_MAX_THREADS];
+    uint64_t contrast[RB_NDTYPES][HARNESS_MAX_THREADS];
 } sweep_weights;
 
 typedef struct {

@@ -265,6 +265,30 @@ static uint64_t unaliased(uint64_t side, unsigned el, uint64_t unit,
     return side;
 }
 
+/* Whole 256-byte column strips for every member of the team, so that a
+ * team splits the columns evenly (matmul_blocked's skinny path shares
+ * them out in strips of 256 bytes with AVX-512, 64 with AVX2: at 576 f32
+ * columns on two threads, 4 and 5 strips of 256 bytes, the team at most
+ * 0.9 times as fast as even shares allow): a multiple of 64 elements and
+ * of 256 bytes per thread. */
+static uint64_t team_unit(unsigned el, int threads)
+{
+    const uint64_t strips = 256u * (threads > 0 ? (uint64_t)threads : 1) / el;
+    uint64_t unit = 64;
+    while (unit % strips)
+        unit += 64;
+    return unit;
+}
+
+uint64_t sweep_contrast_side(uint64_t side, unsigned el, int threads,
+                             double llc)
+{
+    const uint64_t unit = team_unit(el, threads),
+                   s = unaliased(side_in(2.0 * llc, el, unit, 0.0), el, unit,
+                                 2.0 * llc, 0.0);
+    return s < side ? s : side;
+}
+
 double sweep_dram_bytes(const roof_level *lv)
 {
     return lv->ends_bytes > lv->starts_bytes
@@ -312,17 +336,7 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
         end = fmax(cache_bytes, lv->starts_bytes);
     const double bytes = dram ? fmax(sweep_dram_bytes(lv), dram_floor)
                               : fmax(lv->starts_bytes, end / 2.0);
-    /* Whole 256-byte column strips for every member of the team, so that
-     * a team splits the columns evenly (matmul_blocked's skinny path
-     * shares them out in strips of 256 bytes with AVX-512, 64 with AVX2:
-     * at 576 f32 columns on two threads, 4 and 5 strips of 256 bytes, the
-     * team at most 0.9 times as fast as even shares allow): a multiple of
-     * 64 elements and of 256 bytes per thread. */
-    const uint64_t threads = t->threads > 0 ? (uint64_t)t->threads : 1,
-                   strips = 256u * threads / el;
-    uint64_t unit = 64;
-    while (unit % strips)
-        unit += 64;
+    uint64_t unit = team_unit(el, t->threads);
     *side = side_in(bytes, el, unit, dram ? 0.0 : end);
     /* a cache too small for one even share of every member: multiples of
      * 64 (the team then splits it unevenly, but it stays in the level) */

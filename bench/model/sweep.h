@@ -77,6 +77,15 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
                        double cache_bytes, double dram_floor, uint64_t *side,
                        char *why, size_t whylen);
 
+/* The side P = M of the contrast's own matrices (batched: every row its
+ * own [P,M]) beside DRAM-resident weights of side `side`: the smallest
+ * whose matrix is past twice the last-level cache (llc bytes), so that
+ * one alone streams from DRAM and B of them fit the contrast's budget up
+ * to as large a B as may be; never more than side. In the units of
+ * sweep_weights_side, rows that alias moved up as it moves them. */
+uint64_t sweep_contrast_side(uint64_t side, unsigned el, int threads,
+                             double llc);
+
 /* The size of DRAM-resident weights for a DRAM plateau: the geometric
  * middle of where it starts and ends, the plateau's median point on the
  * ceilings' geometric grid, whose rate the level's figure is (the median

@@ -357,14 +357,21 @@ static json_t *weights_json(jdoc *jd, const sweep_plan *plan)
         for (int d = 0; d < plan->ndtypes; d++)
             for (int t = 0; t < plan->nthreads; t++) {
                 const uint64_t p = plan->levels[l].p[d][t],
-                               m = plan->levels[l].m[d][t];
-                jd_push(jd, sizes, "sizes",
-                        jd_pack(jd, "{s:s, s:i, s:I, s:I, s:I}", "dtype",
-                                rb_dtype_name(plan->dtypes[d]), "threads",
-                                plan->threads[t], "p", (json_int_t)p, "m",
-                                (json_int_t)m, "weight_bytes",
-                                (json_int_t)(p * m *
-                                             rb_dtype_size(plan->dtypes[d]))));
+                               m = plan->levels[l].m[d][t],
+                               c = plan->levels[l].contrast[d][t];
+                const size_t el = rb_dtype_size(plan->dtypes[d]);
+                json_t *o = jd_pack(
+                    jd, "{s:s, s:i, s:I, s:I, s:I}", "dtype",
+                    rb_dtype_name(plan->dtypes[d]), "threads",
+                    plan->threads[t], "p", (json_int_t)p, "m", (json_int_t)m,
+                    "weight_bytes", (json_int_t)(p * m * el));
+                /* the contrast's own P = M, where it has one */
+                if (c)
+                    jd_set(jd, o, "contrast",
+                           jd_pack(jd, "{s:I, s:I, s:I}", "p", (json_int_t)c,
+                                   "m", (json_int_t)c, "matrix_bytes",
+                                   (json_int_t)(c * c * el)));
+                jd_push(jd, sizes, "sizes", o);
             }
         jd_push(jd, arr, "weights",
                 jd_pack(jd, "{s:s, s:o}", "level", plan->levels[l].name,
@@ -1068,6 +1075,15 @@ static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
                 (double)cs[0]->p * (double)cs[0]->m * (double)el / 1e6,
                 cs[0]->bw_level, cs[0]->bw, rb_access_name(cs[0]->bw_mix),
                 cs[0]->bw_kernel, cs[0]->peak);
+    for (int k = 1; k < nc; k++)
+        if (cs[k]->p != cs[0]->p || cs[k]->m != cs[0]->m)
+            fprintf(f,
+                    "\n%s on its own P = %llu, M = %llu (%.3g MB a matrix, B "
+                    "of them at B, each past twice the last cache: from "
+                    "memory at every B)",
+                    cs[k]->kernel->name, (unsigned long long)cs[k]->p,
+                    (unsigned long long)cs[k]->m,
+                    (double)cs[k]->p * (double)cs[k]->m * (double)el / 1e6);
     if (rb_rows_alias(cs[0]->m, el))
         fprintf(f,
                 "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
