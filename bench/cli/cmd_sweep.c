@@ -153,11 +153,12 @@ static const flag_table sweep_table = {
     "sweep.svg) to a new run\nfolder.",
     sweep_flags,
     sizeof(sweep_flags) / sizeof(sweep_flags[0]),
-    "Sizes take K, M, G suffixes (x1024). The default, one round, took a "
-    "minute and a\nhalf to two minutes on two cores: about half a minute "
-    "measuring the roofs\n(--ceilings skips that), the rest points (479 to "
-    "727 MB of DRAM weights on a\nZen 5 guest); `roofbench all` runs two "
-    "rounds, two to three minutes (--quick:\nseconds).\nExit "
+    "Sizes take K, M, G suffixes (x1024). The default, one round, took "
+    "about two\nminutes on two cores: about half a minute measuring the "
+    "roofs (--ceilings\nskips that), the rest points (479 to 727 MB of DRAM "
+    "weights on a Zen 5 guest,\nand the contrast's own 64 matrices of 67 MB "
+    "at B = 64); `roofbench all` runs\ntwo rounds, about three minutes "
+    "(--quick: seconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
     "bad input or an\nunusable environment, 130 or 143 after SIGINT or "
     "SIGTERM (the finished points\nare kept).",
