@@ -20,13 +20,11 @@
  * against 7.1 to 10.8 (0.47 to 0.89 of the mixed roof against 0.36 to
  * 0.54), 2 threads 25.5 to 43.5 against 13.0 to 24.2; f64 1 thread 6.3 to
  * 10.0 against 3.3 to 5.2, 2 threads 11.0 to 16.4 against 6.6 to 10.4.
- * In a team the harness gives each member a share of the columns. */
+ * In a team the harness gives each member a share of the rows, or of the
+ * columns where the rows are few and do not split evenly (harness_slice):
+ * x then holds the member's part, its leading dimensions the whole one's. */
 #include "gemm.h"
 #include "kernel.h"
-
-/* The lines of each run asked for this far on (matmul_blocked.c's
- * RUNS_AHEAD, as the streaming probe asks for its stream's) */
-enum { AHEAD = 4096 };
 
 #define BATCHED_ROW(NAME, T, RUNS)                                             \
     void NAME(const rb_operands *x)                                            \
@@ -37,7 +35,7 @@ enum { AHEAD = 4096 };
         for (size_t i = 0; i < x->n; i++)                                      \
             path->RUNS(1, x->p, a + i * x->lda, x->lda,                        \
                        b + i * x->p * x->ldb, x->ldb, c + i * x->ldc, x->ldc,  \
-                       x->m, AHEAD);                                           \
+                       x->m, GEMM_RUNS_AHEAD);                                 \
     }
 
 BATCHED_ROW(batched_row_f32, float, runs32)

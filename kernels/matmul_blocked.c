@@ -302,13 +302,12 @@ requests(gemm_skinny_pf *pf, const skinny_next *n, size_t ld, size_t call,
  * Its partial product goes to C (member 0) or to its slice of the shared
  * workspace (the others), in blocks of plan->jc columns, each C block
  * (its rows x jc, in L2) updated from four rows of W at a time, the lines
- * RUNS_AHEAD bytes on asked for (as the streaming probe asks for its one
+ * GEMM_RUNS_AHEAD bytes on asked for (as the streaming probe asks for its one
  * stream's). Then, past a barrier, each member adds the others' partials
  * into its share of the columns of C, and meets the others once more (a
  * member's next call would otherwise zero C, or its partial, while another
  * still adds from it: the harness's check after the timed calls caught
  * that). */
-enum { RUNS_AHEAD = 4096 };
 
 static void runs_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
                       const char *a, size_t lda, const char *w, size_t ldw,
@@ -316,10 +315,10 @@ static void runs_call(rb_dtype dt, const gemm_cntx *cx, size_t n, size_t kb,
 {
     if (dt == RB_F64)
         cx->path->runs64(n, kb, (const double *)a, lda, (const double *)w, ldw,
-                         (double *)c, ldc, cols, RUNS_AHEAD);
+                         (double *)c, ldc, cols, GEMM_RUNS_AHEAD);
     else
         cx->path->runs32(n, kb, (const float *)a, lda, (const float *)w, ldw,
-                         (float *)c, ldc, cols, RUNS_AHEAD);
+                         (float *)c, ldc, cols, GEMM_RUNS_AHEAD);
 }
 
 /* d[j] += s[j] for j in [j0, j1), one copy per element type */

@@ -5,6 +5,8 @@
 #include <signal.h>
 
 #include "cli.h"
+#include "kernel.h"
+#include "sweep.h"
 
 /* A small ceilings measurement made once, outside workdir, for runs. */
 static char ceildir[] = "/tmp/roofbench-ceil-XXXXXX";
@@ -1177,8 +1179,8 @@ static int same(const char *s, const char *want)
     return s && strcmp(s, want) == 0;
 }
 
-/* What the last cache level of the machine in a document's context holds
- * (its size times its count), and whether each is within what a core may
+/* What one cache of the last level in a document's context holds (a
+ * 1-thread team sits under one), and whether it is within what a core may
  * plausibly have (RB_CACHE_PER_CORE_MAX a core, as host_cache believes);
  * 0 where the topology has no cache. */
 static double context_llc(json_t *doc, int *plausible)
@@ -1193,8 +1195,9 @@ static double context_llc(json_t *doc, int *plausible)
                      json_object_get(last, "count")),
                  cores = (double)json_integer_value(
                      json_object_get(topo, "cores"));
-    *plausible = cores > 0 && size * count / cores <= 64.0 * 1048576;
-    return size * count;
+    *plausible = count > 0 && cores > 0 &&
+                 size / (cores / count) <= (double)RB_CACHE_PER_CORE_MAX;
+    return size;
 }
 
 /* Beside DRAM weights the contrast takes matrices of its own, the
@@ -1249,18 +1252,24 @@ static void sweep_contrast_own(void)
     const json_int_t cp =
         own ? json_integer_value(json_object_get(own, "p")) : side;
     if (own) {
-        const double bytes = (double)cp * (double)cp * 8.0;
         CHECK(cp < side);
         CHECK_INT(json_integer_value(json_object_get(own, "m")), cp);
+        CHECK_INT(json_integer_value(json_object_get(own, "matrix_bytes")),
+                  cp * cp * 8);
+        /* one unit (64 at 1 thread, f64) past the smallest side whose
+         * square holds twice the cache where that side's rows alias */
+        const json_int_t least =
+            (json_int_t)sweep_contrast_side((uint64_t)side, 8, 1, llc);
         if (plausible)
-            CHECK(bytes >= 2.0 * llc &&
-                  (double)(cp - 64) * (double)(cp - 64) * 8.0 < 2.0 * llc);
+            CHECK_INT(cp, least);
+        CHECK(!rb_rows_alias((size_t)cp, 8));
         char line[160];
-        snprintf(line, sizeof(line), "batched on its own P = %lld, M = %lld",
+        snprintf(line, sizeof(line),
+                 "batched on matrices of its own, P = %lld, M = %lld",
                  (long long)cp, (long long)cp);
         CHECK_STR_HAS(r.out, line);
     } else {
-        CHECK(strstr(r.out, "on its own P") == NULL);
+        CHECK(strstr(r.out, "on matrices of its own") == NULL);
     }
     json_t *p;
     int seen = 0;

@@ -423,21 +423,27 @@ static void test_roof_now(void)
 }
 
 /* The contrast's own matrices beside DRAM weights: the smallest past
- * twice the last cache, in the weights' units, moved off rows that
- * alias, never past the weights' own side. */
+ * twice the last cache, in the weights' units, moved up off rows that
+ * alias, never past the weights' own side, the weights' own where the
+ * cache is not known. */
 static void test_contrast_side(void)
 {
     const double llc = 32.0 * 1048576; /* twice: 67.1 MB */
     /* f32, 2 threads (multiples of 128): 4096 x 4096 is 2 x 32 MiB
-     * exactly, but its 16 KiB rows alias: 4224 */
+     * exactly, but its 16 KiB rows alias: one unit more, 4224 */
     CHECK_INT(sweep_contrast_side(8832, 4, 2, llc), 4224);
-    CHECK(!rb_rows_alias(4224, 4));
     /* f64, 1 thread (multiples of 64): 2896.3 rounds to 2880, whose
-     * square is 66.4 MB, short of 67.1: 2944 */
+     * square of 8 bytes is 66.4 MB, short of 67.1: 2944, whose 23 KiB
+     * rows do not alias */
     CHECK_INT(sweep_contrast_side(7744, 8, 1, llc), 2944);
-    CHECK(2880.0 * 2880.0 * 8.0 < 2.0 * llc && 2944.0 * 2944.0 * 8.0 >= 2.0 * llc);
-    /* never larger than the weights' own */
+    /* a 16 MiB cache: 2048 x 2048 f64 is twice it exactly, its 16 KiB
+     * rows alias: 2112 */
+    CHECK_INT(sweep_contrast_side(7744, 8, 1, 16.0 * 1048576), 2112);
+    /* never larger than the weights' own; theirs where the cache is not
+     * known (0, or not a number) */
     CHECK_INT(sweep_contrast_side(2048, 4, 1, llc), 2048);
+    CHECK_INT(sweep_contrast_side(7744, 8, 1, 0.0), 7744);
+    CHECK_INT(sweep_contrast_side(7744, 8, 1, NAN), 7744);
 }
 
 int main(void)

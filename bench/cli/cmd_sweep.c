@@ -156,7 +156,7 @@ static const flag_table sweep_table = {
     "Sizes take K, M, G suffixes (x1024). The default, one round, took "
     "about two\nminutes on two cores: about half a minute measuring the "
     "roofs (--ceilings\nskips that), the rest points (479 to 727 MB of DRAM "
-    "weights on a Zen 5 guest,\nand the contrast's own 64 matrices of 67 MB "
+    "weights on a Zen 5 guest,\nand the contrast's own 64 matrices of 69 MB "
     "at B = 64); `roofbench all` runs\ntwo rounds, about three minutes "
     "(--quick: seconds).\nExit "
     "status: 0 success, 1 a kernel failed verification, 2 "
@@ -231,8 +231,8 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     const uint64_t avail = host_mem_available();
     /* every point fills its B matrices afresh (0.7 ns an element on a
      * Xeon guest with AVX-512, harness_fill); beside DRAM weights the
-     * contrast's own matrices fit it up to B = 64 on a 32 MiB L3 (67 MB
-     * each: 4.3 GB) */
+     * contrast's own matrices fit it up to B = 64 on a 32 MiB L3 (69 to
+     * 71 MB each: 4.4 to 4.6 GB) */
     const uint64_t most = 6000000000ull;
     plan->batched_budget = avail / 4 < most ? avail / 4 : most;
     int rc = sweep_grid_parse("--batch", o->batch, plan->batch, &plan->nbatch, e);
@@ -268,9 +268,23 @@ static int make_plan(const rb_machine *m, const sweep_opts *o,
     return rc;
 }
 
-/* What cache level `name` (L1 to L3) holds for a team of t threads, as
- * the ceilings named the roofline's levels (host_team_caches over the
- * PUs the team is pinned to); 0 for DRAM or a level hwloc does not know. */
+/* The cache levels a team of t threads holds, as the ceilings named the
+ * roofline's levels (host_team_caches over the PUs the team is pinned
+ * to): *n levels, L1 first. */
+static int team_levels(const rb_machine *m, int t, double level[5], size_t *n,
+                       rb_err *e)
+{
+    pin_plan pins;
+    if (pin_plan_make(m->topo, t, &pins, e))
+        return RB_EINPUT;
+    *n = host_team_caches(m->topo, m->cpu.hypervisor, pins.pu, pins.nthreads,
+                          level);
+    pin_plan_free(&pins);
+    return RB_OK;
+}
+
+/* What cache level `name` (L1 to L3) holds for a team of t threads; 0 for
+ * DRAM or a level hwloc does not know. */
 static int team_cache(const rb_machine *m, const char *name, int t,
                       double *bytes, rb_err *e)
 {
@@ -279,15 +293,29 @@ static int team_cache(const rb_machine *m, const char *name, int t,
     char tail;
     if (sscanf(name, "L%u%c", &k, &tail) != 1 || k < 1)
         return RB_OK;
-    pin_plan pins;
-    if (pin_plan_make(m->topo, t, &pins, e))
-        return RB_EINPUT;
     double level[5];
-    const size_t n = host_team_caches(m->topo, m->cpu.hypervisor, pins.pu,
-                                      pins.nthreads, level);
-    pin_plan_free(&pins);
+    size_t n;
+    if (team_levels(m, t, level, &n, e))
+        return RB_EINPUT;
     if (k <= n)
         *bytes = level[k - 1];
+    return RB_OK;
+}
+
+/* The contrast's own P = M beside DRAM weights of side `side` for a team
+ * of t threads (0: the weights' own): past twice the team's last cache;
+ * none where hwloc knows no cache. */
+static int contrast_side(const rb_machine *m, int t, unsigned el,
+                         uint64_t side, uint64_t *out, rb_err *e)
+{
+    double level[5];
+    size_t n;
+    *out = 0;
+    if (team_levels(m, t, level, &n, e))
+        return RB_EINPUT;
+    const uint64_t c =
+        sweep_contrast_side(side, el, t, n > 0 ? level[n - 1] : 0.0);
+    *out = c != side ? c : 0;
     return RB_OK;
 }
 
@@ -299,8 +327,6 @@ static int size_levels(const rb_machine *m, const roofline *roof,
     /* DRAM weights past the largest middle of DRAM among the teams */
     const double dram_floor =
         sweep_dram_floor(roof, plan->threads, plan->nthreads);
-    host_cache llc;
-    host_last_cache(m->topo, m->cpu.hypervisor, &llc);
     for (int l = 0; l < plan->nlevels; l++) {
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
@@ -330,12 +356,11 @@ static int size_levels(const rb_machine *m, const roofline *roof,
                  * still past the last cache, so that the batch of them
                  * fits its budget up to large B: on the weights' own
                  * (hundreds of MB) it ran at two or three B only */
-                if (strcmp(w->name, "DRAM") == 0) {
-                    const uint64_t c = sweep_contrast_side(
-                        side, (unsigned)rb_dtype_size(plan->dtypes[d]),
-                        plan->threads[t], llc.believed_bytes);
-                    w->contrast[d][t] = c < side ? c : 0;
-                }
+                if (strcmp(w->name, "DRAM") == 0 &&
+                    contrast_side(m, plan->threads[t],
+                                  (unsigned)rb_dtype_size(plan->dtypes[d]),
+                                  side, &w->contrast[d][t], e))
+                    return RB_EINPUT;
             }
         }
     }

@@ -232,11 +232,16 @@ static void say_point(const sweep_result *res, const sweep_plan *plan,
     char rates[512] = "", rounds[48] = "";
     if (n == 0)
         return;
+    const rb_shape s = res->points[first].row.shape;
     for (size_t j = first; j < first + n; j++) {
         const harness_row *r = &res->points[j].row;
         snprintf(rates + strlen(rates), sizeof(rates) - strlen(rates),
                  "%s%s %.2f", j > first ? ", " : "", r->kernel->name,
                  harness_row_gflops(r));
+        /* the contrast on matrices of its own */
+        if (r->shape.p != s.p || r->shape.m != s.m)
+            snprintf(rates + strlen(rates), sizeof(rates) - strlen(rates),
+                     " (P=%zu M=%zu)", r->shape.p, r->shape.m);
     }
     if (plan->rounds > 1)
         snprintf(rounds, sizeof(rounds), " (round %d/%d, best so far)",

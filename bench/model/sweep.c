@@ -283,6 +283,8 @@ static uint64_t team_unit(unsigned el, int threads)
 uint64_t sweep_contrast_side(uint64_t side, unsigned el, int threads,
                              double llc)
 {
+    if (!(llc > 0.0)) /* a matrix sized from nothing would sit in L1 */
+        return side;
     const uint64_t unit = team_unit(el, threads),
                    s = unaliased(side_in(2.0 * llc, el, unit, 0.0), el, unit,
                                  2.0 * llc, 0.0);

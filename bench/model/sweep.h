@@ -81,7 +81,8 @@ int sweep_weights_side(const roof_team *t, const char *name, unsigned el,
  * own [P,M]) beside DRAM-resident weights of side `side`: the smallest
  * whose matrix is past twice the last-level cache (llc bytes), so that
  * one alone streams from DRAM and B of them fit the contrast's budget up
- * to as large a B as may be; never more than side. In the units of
+ * to as large a B as may be; never more than side, and side itself
+ * where the cache is not known (llc 0). In the units of
  * sweep_weights_side, rows that alias moved up as it moves them. */
 uint64_t sweep_contrast_side(uint64_t side, unsigned el, int threads,
                              double llc);

@@ -714,6 +714,14 @@ static char *samples_csv(const sweep_doc *doc)
     return sb_take(&c.sb);
 }
 
+/* Whether curve c is on the level's own weights (the contrast may have
+ * matrices of its own: sweep_weights.contrast). */
+static int on_level_weights(const sweep_plan *plan, const sweep_curve *c)
+{
+    return c->p == plan->levels[c->level].p[c->d][c->t] &&
+           c->m == plan->levels[c->level].m[c->d][c->t];
+}
+
 /* The chart's lines: each level's host roof and each profile's, as
  * fractions of peak, eight points an octave over the grid. */
 static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
@@ -724,10 +732,13 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
                  hi = (double)doc->plan->batch[doc->plan->nbatch - 1];
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *cv = &a->curves[i];
-        int first = 1; /* one roof per level, dtype and team */
-        for (size_t j = 0; j < i; j++)
+        /* one roof per level, dtype and team: the first curve's on the
+         * level's own weights (the contrast may have its own) */
+        int first = on_level_weights(doc->plan, cv);
+        for (size_t j = 0; j < i && first; j++)
             if (a->curves[j].level == cv->level && a->curves[j].d == cv->d &&
-                a->curves[j].t == cv->t)
+                a->curves[j].t == cv->t &&
+                on_level_weights(doc->plan, &a->curves[j]))
                 first = 0;
         if (!first || !cv->has_roof)
             continue;
@@ -1059,39 +1070,51 @@ static void rise_line(const sweep_doc *doc, const sweep_curve *const *cs,
 }
 
 /* The table's title (the weights, dtype, team, P and M, their bytes,
- * level and roofs) and its two header lines. */
+ * level and roofs, as the first curve on them is held to), a line for
+ * each curve on matrices of its own, and the two header lines. */
 static void table_head(const sweep_doc *doc, const sweep_curve *const *cs,
                        int nc, int level, int d, int t, FILE *f)
 {
     const sweep_plan *plan = doc->plan;
-    fprintf(f, "\n%s weights, %s, %d thread%s: P = %llu, M = %llu",
+    const uint64_t p = plan->levels[level].p[d][t],
+                   m = plan->levels[level].m[d][t];
+    const size_t el = rb_dtype_size(plan->dtypes[d]);
+    fprintf(f, "\n%s weights, %s, %d thread%s: P = %llu, M = %llu (%.3g MB",
             plan->levels[level].name, rb_dtype_name(plan->dtypes[d]),
             plan->threads[t], rb_plural(plan->threads[t]),
-            (unsigned long long)cs[0]->p, (unsigned long long)cs[0]->m);
-    const size_t el = rb_dtype_size(plan->dtypes[d]);
-    if (cs[0]->has_roof)
-        fprintf(f, " (%.3g MB, %s %.1f GB/s, %s roof (%s); peak %.1f "
-                   "GFLOP/s)",
-                (double)cs[0]->p * (double)cs[0]->m * (double)el / 1e6,
-                cs[0]->bw_level, cs[0]->bw, rb_access_name(cs[0]->bw_mix),
-                cs[0]->bw_kernel, cs[0]->peak);
-    for (int k = 1; k < nc; k++)
-        if (cs[k]->p != cs[0]->p || cs[k]->m != cs[0]->m)
-            fprintf(f,
-                    "\n%s on its own P = %llu, M = %llu (%.3g MB a matrix, B "
-                    "of them at B, each past twice the last cache: from "
-                    "memory at every B)",
-                    cs[k]->kernel->name, (unsigned long long)cs[k]->p,
-                    (unsigned long long)cs[k]->m,
-                    (double)cs[k]->p * (double)cs[k]->m * (double)el / 1e6);
-    if (rb_rows_alias(cs[0]->m, el))
+            (unsigned long long)p, (unsigned long long)m,
+            (double)p * (double)m * (double)el / 1e6);
+    const sweep_curve *own = NULL;
+    for (int k = 0; k < nc && !own; k++)
+        if (on_level_weights(plan, cs[k]) && cs[k]->has_roof)
+            own = cs[k];
+    if (own)
+        fprintf(f, ", %s %.1f GB/s, %s roof (%s); peak %.1f GFLOP/s",
+                own->bw_level, own->bw, rb_access_name(own->bw_mix),
+                own->bw_kernel, own->peak);
+    fprintf(f, ")");
+    for (int k = 0; k < nc; k++) {
+        if (on_level_weights(plan, cs[k]))
+            continue;
+        fprintf(f,
+                "\n%s on matrices of its own, P = %llu, M = %llu (%.3g MB "
+                "each, B of them at B: the smallest past twice the last "
+                "cache, so that they fit its budget to large B)",
+                cs[k]->kernel->name, (unsigned long long)cs[k]->p,
+                (unsigned long long)cs[k]->m,
+                (double)cs[k]->p * (double)cs[k]->m * (double)el / 1e6);
+        if (cs[k]->has_roof)
+            fprintf(f, ", at B = 1 held to %s %.1f GB/s", cs[k]->bw_level,
+                    cs[k]->bw);
+    }
+    if (rb_rows_alias(m, el))
         fprintf(f,
                 "\nW's rows are %llu bytes apart (M x %zu), a multiple of 2 "
                 "KiB: a column's lines share a few cache sets,\nwhich slows "
                 "kernels that read W down its columns (STREAM offsets its "
                 "arrays for this);\nthe sweep sizes its own weights to "
                 "avoid such strides where the level allows",
-                (unsigned long long)(cs[0]->m * el), el);
+                (unsigned long long)(m * el), el);
     fprintf(f, "\n%6s %8s %6s %13s", "B", "FLOP/B", "roof", "probe");
     for (int k = 0; k < nc; k++)
         fprintf(f, " %24s", cs[k]->kernel->name);
