@@ -1112,21 +1112,20 @@ static void sweep_bad_level(void)
     CHECK_INT(count_entries(workdir), 0);
 }
 
-/* DRAM weights for two teams whose read curves put DRAM at different
- * sizes (a 1-thread one from 4 to 9 MB, a 2-thread one from 1 to 4 MB):
- * both teams' weights go past the larger of the plateaus' middles, 6 MB
- * (sweep_dram_floor), not each past its own, nor past a start. */
-static void sweep_dram_floor_teams(void)
+/* ceilfile's roofline as file, with nteams teams (its one copied; team t
+ * runs t + 1 threads) whose every roof is one level: DRAM at 10 GB/s
+ * from starts[t] to ends[t]. */
+static void dram_fixture(const char *file, int nteams, const double *starts,
+                         const double *ends)
 {
-    char file[700], out[700], path[760];
-    snprintf(file, sizeof(file), "%s/dram-ceilings.json", ceildir);
-    snprintf(out, sizeof(out), "%s/sweep-dram", ceildir);
     json_t *doc = load_json(ceilfile);
     CHECK(doc != NULL);
+    if (!doc)
+        return;
     json_t *teams = json_object_get(doc, "roofline");
     CHECK_INT(json_array_size(teams), 1);
-    json_array_append_new(teams, json_deep_copy(json_array_get(teams, 0)));
-    const double starts[2] = {4e6, 1e6}, ends[2] = {9e6, 4e6};
+    for (int t = 1; t < nteams; t++)
+        json_array_append_new(teams, json_deep_copy(json_array_get(teams, 0)));
     size_t i, j;
     json_t *team, *roof;
     json_array_foreach(teams, i, team)
@@ -1142,18 +1141,42 @@ static void sweep_dram_floor_teams(void)
     }
     CHECK(json_dump_file(doc, file, 0) == 0);
     json_decref(doc);
-    const char *args[] = {"sweep",     "--weights",  "DRAM",  "--threads",
-                          "1,2",       "--dtype",    "f32",   "--batch",
-                          "1:2",       "--kernel",   "matmul_blocked",
-                          "--min-time", "0.001",     "--samples", "3",
-                          "--ceilings", file,        "--out", out,
-                          NULL};
-    result r;
-    run(workdir, args, &r);
-    CHECK_INT(r.status, 0);
+}
+
+/* A sweep of DRAM weights at B = 1 and 2 on file's ceilings into out: its
+ * sweep.json (NULL if it failed), the text in r. */
+static json_t *dram_sweep(const char *file, const char *out,
+                          const char *threads, const char *dtype,
+                          const char *kernels, result *r)
+{
+    char path[760];
+    const char *args[] = {"sweep",      "--weights", "DRAM",    "--threads",
+                          threads,      "--dtype",   dtype,     "--batch",
+                          "1:2",        "--kernel",  kernels,   "--min-time",
+                          "0.001",      "--samples", "3",       "--ceilings",
+                          file,         "--out",     out,       NULL};
+    run(workdir, args, r);
+    CHECK_INT(r->status, 0);
     snprintf(path, sizeof(path), "%s/sweep.json", out);
-    doc = load_json(path);
+    json_t *doc = load_json(path);
     CHECK(doc != NULL);
+    return doc;
+}
+
+/* DRAM weights for two teams whose read curves put DRAM at different
+ * sizes (a 1-thread one from 4 to 9 MB, a 2-thread one from 1 to 4 MB):
+ * both teams' weights go past the larger of the plateaus' middles, 6 MB
+ * (sweep_dram_floor), not each past its own, nor past a start. */
+static void sweep_dram_floor_teams(void)
+{
+    char file[700], out[700];
+    snprintf(file, sizeof(file), "%s/dram-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/sweep-dram", ceildir);
+    const double starts[2] = {4e6, 1e6}, ends[2] = {9e6, 4e6};
+    dram_fixture(file, 2, starts, ends);
+    result r;
+    json_t *doc = dram_sweep(file, out, "1,2", "f32", "matmul_blocked", &r);
+    size_t i;
     json_t *p;
     int seen[2] = {0, 0};
     json_array_foreach(json_object_get(doc, "points"), i, p)
@@ -1207,36 +1230,17 @@ static double context_llc(json_t *doc, int *plausible)
  * its points, the document and the table say so. */
 static void sweep_contrast_own(void)
 {
-    char file[700], out[700], path[760];
+    char file[700], out[700];
     snprintf(file, sizeof(file), "%s/contrast-ceilings.json", ceildir);
     snprintf(out, sizeof(out), "%s/sweep-contrast", ceildir);
-    json_t *doc = load_json(ceilfile);
-    CHECK(doc != NULL);
-    size_t i, j;
-    json_t *team, *roof;
-    json_array_foreach(json_object_get(doc, "roofline"), i, team)
-        json_array_foreach(json_object_get(team, "roofs"), j, roof)
-            json_object_set_new(
-                roof, "levels",
-                json_pack("[{s:s, s:s, s:f, s:f, s:f, s:f}]", "name", "DRAM",
-                          "kernel", "read", "gbs", 10.0, "spread", 0.05,
-                          "starts_bytes", 80e6, "ends_bytes", 200e6));
-    CHECK(json_dump_file(doc, file, 0) == 0);
-    json_decref(doc);
-    const char *args[] = {"sweep",      "--weights", "DRAM",     "--threads",
-                          "1",          "--dtype",   "f64",      "--batch",
-                          "1:2",        "--kernel",  "matmul_blocked,batched",
-                          "--min-time", "0.001",     "--samples", "3",
-                          "--ceilings", file,        "--out",    out,
-                          NULL};
+    const double starts[1] = {80e6}, ends[1] = {200e6};
+    dram_fixture(file, 1, starts, ends);
     result r;
-    run(workdir, args, &r);
-    CHECK_INT(r.status, 0);
-    snprintf(path, sizeof(path), "%s/sweep.json", out);
-    doc = load_json(path);
-    CHECK(doc != NULL);
+    json_t *doc =
+        dram_sweep(file, out, "1", "f64", "matmul_blocked,batched", &r);
     if (!doc)
         return;
+    size_t i;
     json_t *size = json_array_get(
         json_object_get(json_array_get(json_object_get(doc, "weights"), 0),
                         "sizes"),
