@@ -791,12 +791,23 @@ static void test_skinny_deep(const rb_config *cfg)
             CHECK(!plan.far && plan.skb == b.skb);
             rb_skinny_plan_of(&b, el, last + 1, 40, 300, 300, 1, &plan);
             CHECK(!plan.far && plan.skb == 4 * b.skb);
+            /* one row group within L2: the deepest blocks; two groups,
+             * or one beyond L2, not */
+            rb_skinny_plan_of(&b, el, RB_SKINNY_ROWS, 40, 300, 300, 1, &plan);
+            CHECK(!plan.far && plan.skb == rb_skinny_deepest(&b));
+            rb_skinny_plan_of(&b, el, RB_SKINNY_ROWS + 1, 40, 300, 300, 1,
+                              &plan);
+            CHECK(!plan.far && plan.skb == b.skb);
+            rb_skinny_plan_of(&b, el, 3, 1000, 300, 300, 1, &plan);
+            CHECK(plan.far && plan.skb != rb_skinny_deepest(&b));
             /* a blocking that does not say: the defaults */
             rb_blocking unsaid = b;
             unsaid.deep_blocks = 0;
             rb_skinny_plan_of(&unsaid, el, last + 1, 1000, 300, 300, 1, &plan);
             CHECK(plan.far && plan.skb == 2 * b.skb);
             rb_skinny_plan_of(&unsaid, el, last + 1, 40, 300, 300, 1, &plan);
+            CHECK(!plan.far && plan.skb == b.skb);
+            rb_skinny_plan_of(&unsaid, el, 3, 40, 300, 300, 1, &plan);
             CHECK(!plan.far && plan.skb == b.skb);
         }
         /* deep blocks beyond L2: full ones, a short last one and a right
@@ -807,6 +818,10 @@ static void test_skinny_deep(const rb_config *cfg)
         test_op(RB_OP_MATMUL, (rb_shape){24, 40, 300}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){19, 150, 131}, "matmul_blocked");
         test_op(RB_OP_MATMUL, (rb_shape){18, 1000, 300}, "matmul_blocked");
+        /* one group within L2: blocks deeper than P, and P past the
+         * deepest block with a right edge */
+        test_op(RB_OP_MATMUL, (rb_shape){1, 40, 300}, "matmul_blocked");
+        test_op(RB_OP_MATMUL, (rb_shape){5, 400, 131}, "matmul_blocked");
     }
     rb_configure(cfg);
 }
