@@ -241,7 +241,8 @@ static void blocking(const gemm_path *path, rb_dtype dt, rb_blocking *out)
     "; on the AVX-512 path, W whose whole fits in L3 as in L2 up to "         \
     "quiet_l3_groups row groups, from three rows; past shallow_groups, "      \
     "deep_blocks skb where set, from beyond L2 in the strip order and "       \
-    "within L2, and within L2 for one row group the deepest); C block of all rows = L2/2 (two to shallow_groups groups "   \
+    "within L2, and within L2 for one row group the deepest); C block of "  \
+    "all rows = L2/2 (two to shallow_groups groups "                          \
     "beyond L2 in the strip order where the strips go ahead into L1: with "   \
     "a pass of 32 W rows = L2/4, even blocks, the requests running on into " \
     "the next W block)"
@@ -574,9 +575,9 @@ void rb_skinny_plan_of(const rb_blocking *b, size_t el, size_t n, size_t p,
          * cost. On the Zen 5 guest, the sweep's L2 weights (P = M = 192
          * and 384 f32, 128 and 320 f64), B = 1 to 6, six alternated
          * rounds of `roofbench sweep`, the medians of the ratios against
-         * skb (96 rows; 384 instead): 2 threads 1.02 to 1.12 (f32) and 1.02 to
-         * 1.17 (f64), 1 thread 0.97 to 1.04 and 1.00 to 1.07 (the rounds
-         * 0.62 to 1.71 apart: the host's noise). */
+         * skb (96 rows; 384 instead): 2 threads 1.02 to 1.12 (f32) and
+         * 1.02 to 1.17 (f64), 1 thread 0.97 to 1.04 and 1.00 to 1.07 (the
+         * rounds 0.62 to 1.71 apart: the host's noise). */
         out->skb = groups > shallow_of(b) ? deep_of(b, 0)
                    : groups == 1 && !beyond_l2 && b->deep_blocks
                        ? rb_skinny_deepest(b)
