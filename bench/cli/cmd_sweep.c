@@ -283,40 +283,15 @@ static int team_levels(const rb_machine *m, int t, double level[5], size_t *n,
     return RB_OK;
 }
 
-/* What cache level `name` (L1 to L3) holds for a team of t threads; 0 for
+/* What cache level `name` (L1 to L3) of a team's n levels holds; 0 for
  * DRAM or a level hwloc does not know. */
-static int team_cache(const rb_machine *m, const char *name, int t,
-                      double *bytes, rb_err *e)
+static double level_bytes(const char *name, const double *level, size_t n)
 {
-    *bytes = 0.0;
     unsigned k;
     char tail;
-    if (sscanf(name, "L%u%c", &k, &tail) != 1 || k < 1)
-        return RB_OK;
-    double level[5];
-    size_t n;
-    if (team_levels(m, t, level, &n, e))
-        return RB_EINPUT;
-    if (k <= n)
-        *bytes = level[k - 1];
-    return RB_OK;
-}
-
-/* The contrast's own P = M beside DRAM weights of side `side` for a team
- * of t threads (0: the weights' own): past twice the team's last cache;
- * none where hwloc knows no cache. */
-static int contrast_side(const rb_machine *m, int t, unsigned el,
-                         uint64_t side, uint64_t *out, rb_err *e)
-{
-    double level[5];
-    size_t n;
-    *out = 0;
-    if (team_levels(m, t, level, &n, e))
-        return RB_EINPUT;
-    const uint64_t c =
-        sweep_contrast_side(side, el, t, n > 0 ? level[n - 1] : 0.0);
-    *out = c != side ? c : 0;
-    return RB_OK;
+    if (sscanf(name, "L%u%c", &k, &tail) != 1 || k < 1 || k > n)
+        return 0.0;
+    return level[k - 1];
 }
 
 /* P = M per level, dtype and team from the roofline; then every point
@@ -331,36 +306,39 @@ static int size_levels(const rb_machine *m, const roofline *roof,
         sweep_weights *w = &plan->levels[l];
         if (strcmp(w->name, "given") == 0)
             continue;
-        /* the team's roofline and cache once per thread count, for every
-         * dtype */
+        /* the team's roofline and caches once per thread count, for
+         * every dtype */
         for (int t = 0; t < plan->nthreads; t++) {
             const roof_team *team = sweep_team(roof, plan->threads[t]);
-            double cache;
+            double level[5];
+            size_t n;
             if (!team)
                 return rb_fail(e, RB_EINPUT,
                                "--ceilings: no roofline for %d thread%s",
                                plan->threads[t], rb_plural(plan->threads[t]));
-            if (team_cache(m, w->name, plan->threads[t], &cache, e))
+            if (team_levels(m, plan->threads[t], level, &n, e))
                 return RB_EINPUT;
+            const double cache = level_bytes(w->name, level, n),
+                         llc = n > 0 ? level[n - 1] : 0.0;
             for (int d = 0; d < plan->ndtypes; d++) {
+                const unsigned el = (unsigned)rb_dtype_size(plan->dtypes[d]);
                 char why[160];
                 uint64_t side;
-                if (sweep_weights_side(team, w->name,
-                                       (unsigned)rb_dtype_size(plan->dtypes[d]),
-                                       cache, dram_floor, &side, why,
-                                       sizeof(why)))
+                if (sweep_weights_side(team, w->name, el, cache, dram_floor,
+                                       &side, why, sizeof(why)))
                     return rb_fail(e, RB_EINPUT, "--weights %s: %s", w->name,
                                    why);
                 w->p[d][t] = w->m[d][t] = side;
                 /* beside DRAM weights the contrast's own matrices, each
-                 * still past the last cache, so that the batch of them
-                 * fits its budget up to large B: on the weights' own
-                 * (hundreds of MB) it ran at two or three B only */
-                if (strcmp(w->name, "DRAM") == 0 &&
-                    contrast_side(m, plan->threads[t],
-                                  (unsigned)rb_dtype_size(plan->dtypes[d]),
-                                  side, &w->contrast[d][t], e))
-                    return RB_EINPUT;
+                 * still past the team's last cache, so that the batch of
+                 * them fits its budget up to large B: on the weights' own
+                 * (hundreds of MB) it ran at two or three B only; none
+                 * (0) where they would be the weights' own */
+                if (strcmp(w->name, "DRAM") == 0) {
+                    const uint64_t c =
+                        sweep_contrast_side(side, el, plan->threads[t], llc);
+                    w->contrast[d][t] = c != side ? c : 0;
+                }
             }
         }
     }

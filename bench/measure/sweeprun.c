@@ -10,15 +10,22 @@
 #include "region.h"
 #include "timer.h"
 
-/* The shape of op's kernels at one point: the contrast's own P = M where
- * the level gives it one */
+/* The P = M of op's own matrices at a level, dtype and team: the
+ * contrast's where the level gives it some, else 0 (the weights') */
+static uint64_t own_side(const sweep_plan *plan, rb_op op, int level, int d,
+                         int t)
+{
+    return op == RB_OP_BATCHED ? plan->levels[level].contrast[d][t] : 0;
+}
+
+/* The shape of op's kernels at one point */
 static rb_shape shape_of(const sweep_plan *plan, rb_op op, int level, int d,
                          int t, uint64_t b)
 {
     const sweep_weights *w = &plan->levels[level];
-    if (op == RB_OP_BATCHED && w->contrast[d][t])
-        return (rb_shape){(size_t)b, (size_t)w->contrast[d][t],
-                          (size_t)w->contrast[d][t]};
+    const uint64_t own = own_side(plan, op, level, d, t);
+    if (own)
+        return (rb_shape){(size_t)b, (size_t)own, (size_t)own};
     return (rb_shape){(size_t)b, (size_t)w->p[d][t], (size_t)w->m[d][t]};
 }
 
@@ -62,7 +69,7 @@ static size_t point_plan(const sweep_plan *plan, int level, int d, int t,
                  "%s weights, B = %llu: shape %zu,%zu,%zu%s",
                  plan->levels[level].name, (unsigned long long)b, s.n, s.p,
                  s.m,
-                 op == RB_OP_BATCHED && plan->levels[level].contrast[d][t]
+                 own_side(plan, (rb_op)op, level, d, t)
                      ? " (the contrast's own P = M)"
                      : "");
     }
