@@ -29,6 +29,11 @@ panels = ""
 curves = ""
 levels = ""
 profiles = ""
+# the levels whose streaming probe was measured (a sweep of batched alone
+# runs none), and how many knees get a circle: the key names only what
+# is drawn
+probed = ""
+circles = 0
 set table $discard
 plot "sweep.csv" skip 1 using \
        (panels = add_word(panels, strcol(5) . ":" . sprintf("%d", $6)), \
@@ -36,8 +41,12 @@ plot "sweep.csv" skip 1 using \
         levels = add_word(levels, strcol(1)), 1):(1) with points
 plot "sweep-roofs.csv" skip 1 using \
        (profiles = (strcol(1) eq "host" || strcol(1) eq "probe") ? profiles : add_word(profiles, strcol(1)), \
+        probed = strcol(1) eq "probe" ? add_word(probed, strcol(4)) : probed, \
         1):(1) with points
+plot "sweep-knees.csv" skip 1 using \
+       (circles = circles + (valid(5) && !(valid(10) && $10 == 1)), 1):(1) with points
 unset table
+in_list(list, w) = strstrt(" " . list . " ", " " . w . " ") > 0
 before(s, c) = s[1:strstrt(s, c) - 1]
 after(s, c) = s[strstrt(s, c) + 1:]
 label(k) = k eq "matmul_blocked" ? "blocked" : k eq "matmul_openblas" ? "OpenBLAS" : \
@@ -77,7 +86,7 @@ do for [fmt in "png svg"] {
          for [li = 1:words(levels)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq "probe" && strcol(2) eq dt && $3 == th && strcol(4) eq word(levels, li)) ? $5 : NaN):6 \
            with lines dashtype 3 linewidth 2.5 linecolor rgb (roofcolour(li)) \
-           title ("streaming probe, " . word(levels, li) . " weights"), \
+           title (in_list(probed, word(levels, li)) ? "streaming probe, " . word(levels, li) . " weights" : ""), \
          for [qi = 1:words(profiles)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq word(profiles, qi)) ? $5 : NaN):6 \
            with lines linewidth 1.5 linecolor rgb word("#a0a0a0 #c8a0a0 #a0a0c8 #a0c8a0", (qi - 1) % 4 + 1) dashtype qi + 2 \
@@ -89,7 +98,7 @@ do for [fmt in "png svg"] {
          for [ci = 1:words(curves)] "sweep-knees.csv" skip 1 \
            using ((strcol(3) eq dt && $4 == th && strcol(2) . "@" . strcol(1) eq word(curves, ci) && !(valid(10) && $10 == 1)) ? $5 : NaN):6 \
            with points pointtype 6 pointsize 2.6 linewidth 2 linecolor rgb (colour(ci)) \
-           title (ci == 1 ? "50% knees (open circles)" : "")
+           title (ci == 1 && circles > 0 ? "50% knees (open circles)" : "")
   }
   unset multiplot
 }

@@ -1098,6 +1098,38 @@ static void sweep_alias_note(void)
     json_decref(doc);
 }
 
+/* The chart's key names only what it draws: a sweep of batched alone
+ * runs no streaming probe and marks no knee (batched starts past half its
+ * plateau), so neither is in its key; the matmul sweep before it
+ * (sweep_alias_note) has its probe there. Without gnuplot, no chart. */
+static void sweep_legend(void)
+{
+    char out[700], path[760];
+    static char svg[1 << 20];
+    snprintf(path, sizeof(path), "%s/sweep-alias/sweep.svg", ceildir);
+    if (access(path, R_OK) != 0)
+        return;
+    slurp(path, svg, sizeof(svg));
+    CHECK_STR_HAS(svg, "streaming probe, given weights");
+    snprintf(out, sizeof(out), "%s/sweep-batched-only", ceildir);
+    const char *args[] = {"sweep",     "--p",        "64",     "--m",
+                          "80",        "--batch",    "1:3",    "--dtype",
+                          "f32",       "--threads",  "1",      "--kernel",
+                          "batched",   "--min-time", "0.001",  "--samples",
+                          "3",         "--rounds",   "1",      "--profile",
+                          "tpu-v5e",   "--ceilings", ceilfile, "--out",
+                          out,         NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    snprintf(path, sizeof(path), "%s/sweep.svg", out);
+    CHECK(access(path, R_OK) == 0);
+    slurp(path, svg, sizeof(svg));
+    CHECK_STR_HAS(svg, "batched, given weights");
+    CHECK(strstr(svg, "streaming probe") == NULL);
+    CHECK(strstr(svg, "50% knees") == NULL);
+}
+
 /* A level the roofline does not have: refused before any work. */
 static void sweep_bad_level(void)
 {
@@ -1609,6 +1641,7 @@ static void test_sweep(void)
     sweep_marks(frac_min);
     sweep_bad_level();
     sweep_alias_note();
+    sweep_legend();
     sweep_dram_floor_teams();
     sweep_contrast_own();
     sweep_mixed_roof();
