@@ -29,22 +29,34 @@ panels = ""
 curves = ""
 levels = ""
 profiles = ""
-# the levels whose streaming probe was measured (a sweep of batched alone
-# runs none), and how many knees get a circle: the key names only what
-# is drawn
+# what each panel ("dtype:threads") draws, so that its key names that and
+# nothing more: its curves ("panel:kernel@level"), host roofs and streaming
+# probes ("panel:level"; a sweep of batched alone runs no probe), and the
+# panels with a knee circle (none where every curve starts past half its
+# plateau, as batched does)
+shown = ""
+hosted = ""
 probed = ""
-circles = 0
+circled = ""
+# the table plots need a valid range even where a file has no rows (a
+# single B makes no knees); each panel sets its own below
+set xrange [0:2]
+set yrange [0:2]
 set table $discard
 plot "sweep.csv" skip 1 using \
        (panels = add_word(panels, strcol(5) . ":" . sprintf("%d", $6)), \
         curves = add_word(curves, strcol(4) . "@" . strcol(1)), \
-        levels = add_word(levels, strcol(1)), 1):(1) with points
+        levels = add_word(levels, strcol(1)), \
+        shown = add_word(shown, strcol(5) . ":" . sprintf("%d", $6) . ":" . strcol(4) . "@" . strcol(1)), \
+        1):(1) with points
 plot "sweep-roofs.csv" skip 1 using \
        (profiles = (strcol(1) eq "host" || strcol(1) eq "probe") ? profiles : add_word(profiles, strcol(1)), \
-        probed = strcol(1) eq "probe" ? add_word(probed, strcol(4)) : probed, \
+        hosted = strcol(1) eq "host" ? add_word(hosted, strcol(2) . ":" . sprintf("%d", $3) . ":" . strcol(4)) : hosted, \
+        probed = strcol(1) eq "probe" ? add_word(probed, strcol(2) . ":" . sprintf("%d", $3) . ":" . strcol(4)) : probed, \
         1):(1) with points
 plot "sweep-knees.csv" skip 1 using \
-       (circles = circles + (valid(5) && !(valid(10) && $10 == 1)), 1):(1) with points
+       (circled = valid(5) && !(valid(10) && $10 == 1) ? add_word(circled, strcol(3) . ":" . sprintf("%d", $4)) : circled, \
+        1):(1) with points
 unset table
 in_list(list, w) = strstrt(" " . list . " ", " " . w . " ") > 0
 before(s, c) = s[1:strstrt(s, c) - 1]
@@ -82,11 +94,11 @@ do for [fmt in "png svg"] {
          for [li = 1:words(levels)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq "host" && strcol(2) eq dt && $3 == th && strcol(4) eq word(levels, li)) ? $5 : NaN):6 \
            with lines dashtype 2 linewidth 2 linecolor rgb (roofcolour(li)) \
-           title ("host roof, " . word(levels, li) . " weights"), \
+           title (in_list(hosted, panel . ":" . word(levels, li)) ? "host roof, " . word(levels, li) . " weights" : ""), \
          for [li = 1:words(levels)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq "probe" && strcol(2) eq dt && $3 == th && strcol(4) eq word(levels, li)) ? $5 : NaN):6 \
            with lines dashtype 3 linewidth 2.5 linecolor rgb (roofcolour(li)) \
-           title (in_list(probed, word(levels, li)) ? "streaming probe, " . word(levels, li) . " weights" : ""), \
+           title (in_list(probed, panel . ":" . word(levels, li)) ? "streaming probe, " . word(levels, li) . " weights" : ""), \
          for [qi = 1:words(profiles)] "sweep-roofs.csv" skip 1 \
            using ((strcol(1) eq word(profiles, qi)) ? $5 : NaN):6 \
            with lines linewidth 1.5 linecolor rgb word("#a0a0a0 #c8a0a0 #a0a0c8 #a0c8a0", (qi - 1) % 4 + 1) dashtype qi + 2 \
@@ -94,11 +106,11 @@ do for [fmt in "png svg"] {
          for [ci = 1:words(curves)] "sweep.csv" skip 1 \
            using ((strcol(5) eq dt && $6 == th && strcol(4) . "@" . strcol(1) eq word(curves, ci)) ? $7 : NaN):17:18:17 \
            with yerrorlines pointtype 7 pointsize 0.9 linewidth 1.5 linecolor rgb (colour(ci)) \
-           title (label(before(word(curves, ci), "@")) . ", " . after(word(curves, ci), "@") . " weights"), \
+           title (in_list(shown, panel . ":" . word(curves, ci)) ? label(before(word(curves, ci), "@")) . ", " . after(word(curves, ci), "@") . " weights" : ""), \
          for [ci = 1:words(curves)] "sweep-knees.csv" skip 1 \
            using ((strcol(3) eq dt && $4 == th && strcol(2) . "@" . strcol(1) eq word(curves, ci) && !(valid(10) && $10 == 1)) ? $5 : NaN):6 \
            with points pointtype 6 pointsize 2.6 linewidth 2 linecolor rgb (colour(ci)) \
-           title (ci == 1 && circles > 0 ? "50% knees (open circles)" : "")
+           title (ci == 1 && in_list(circled, panel) ? "50% knees (open circles)" : "")
   }
   unset multiplot
 }

@@ -1098,20 +1098,30 @@ static void sweep_alias_note(void)
     json_decref(doc);
 }
 
-/* The chart's key names only what it draws: a sweep of batched alone
- * runs no streaming probe and marks no knee (batched starts past half its
- * plateau), so neither is in its key; the matmul sweep before it
- * (sweep_alias_note) has its probe there. Without gnuplot, no chart. */
+/* Reads run folder `out`'s sweep.svg whole into svg (len bytes) and
+ * returns 1; 0, with the run's output saying so, where gnuplot is not
+ * installed. */
+static int sweep_svg(const char *out, const result *r, char *svg, size_t len)
+{
+    char path[760];
+    if (strstr(r->out, "chart skipped: gnuplot not found"))
+        return 0;
+    snprintf(path, sizeof(path), "%s/sweep.svg", out);
+    CHECK(access(path, R_OK) == 0);
+    slurp(path, svg, len);
+    CHECK(strlen(svg) + 1 < len); /* not cut short */
+    CHECK_STR_HAS(svg, "</svg>");
+    return 1;
+}
+
+/* The chart's key names only what its panel draws: a sweep of batched
+ * alone runs no streaming probe and marks no knee (batched starts past
+ * half its plateau); a sweep of one B has no knee at all (and its chart
+ * is still drawn: gnuplot stopped on the empty knee file once). */
 static void sweep_legend(void)
 {
-    char out[700], path[760];
+    char out[700];
     static char svg[1 << 20];
-    snprintf(path, sizeof(path), "%s/sweep-alias/sweep.svg", ceildir);
-    if (access(path, R_OK) != 0)
-        return;
-    slurp(path, svg, sizeof(svg));
-    CHECK_STR_HAS(svg, "streaming probe, given weights");
-    snprintf(out, sizeof(out), "%s/sweep-batched-only", ceildir);
     const char *args[] = {"sweep",     "--p",        "64",     "--m",
                           "80",        "--batch",    "1:3",    "--dtype",
                           "f32",       "--threads",  "1",      "--kernel",
@@ -1120,14 +1130,41 @@ static void sweep_legend(void)
                           "tpu-v5e",   "--ceilings", ceilfile, "--out",
                           out,         NULL};
     result r;
+    snprintf(out, sizeof(out), "%s/sweep-batched-only", ceildir);
     run(workdir, args, &r);
     CHECK_INT(r.status, 0);
-    snprintf(path, sizeof(path), "%s/sweep.svg", out);
-    CHECK(access(path, R_OK) == 0);
-    slurp(path, svg, sizeof(svg));
-    CHECK_STR_HAS(svg, "batched, given weights");
-    CHECK(strstr(svg, "streaming probe") == NULL);
-    CHECK(strstr(svg, "50% knees") == NULL);
+    if (sweep_svg(out, &r, svg, sizeof(svg))) {
+        CHECK_STR_HAS(svg, "batched, given weights");
+        CHECK(strstr(svg, "streaming probe") == NULL);
+        CHECK(strstr(svg, "50% knees") == NULL);
+    }
+    snprintf(out, sizeof(out), "%s/sweep-one-batch", ceildir);
+    args[6] = "8";
+    args[12] = "matmul_blocked";
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    if (sweep_svg(out, &r, svg, sizeof(svg))) {
+        CHECK_STR_HAS(svg, "blocked, given weights");
+        CHECK_STR_HAS(svg, "streaming probe, given weights");
+        CHECK(strstr(svg, "50% knees") == NULL);
+    }
+}
+
+/* A matmul sweep's chart: the probe in its key, and the knees' entry
+ * exactly where sweep-knees.csv gives a circle (a row whose last field,
+ * knee50_at_or_below_first_point, is 0). */
+static void sweep_chart_key(const char *out, const result *r)
+{
+    static char svg[1 << 20];
+    char path[760], knees[8192];
+    if (!sweep_svg(out, r, svg, sizeof(svg)))
+        return;
+    CHECK_STR_HAS(svg, "streaming probe, given weights");
+    snprintf(path, sizeof(path), "%s/sweep-knees.csv", out);
+    slurp(path, knees, sizeof(knees));
+    CHECK(strlen(knees) > 0);
+    const int circle = strstr(knees, ",0\n") != NULL;
+    CHECK_INT(strstr(svg, "50% knees (open circles)") != NULL, circle);
 }
 
 /* A level the roofline does not have: refused before any work. */
@@ -1638,6 +1675,7 @@ static void test_sweep(void)
     snprintf(path, sizeof(path), "%s/sweep.png", out);
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
+    sweep_chart_key(out, &r);
     sweep_marks(frac_min);
     sweep_bad_level();
     sweep_alias_note();
