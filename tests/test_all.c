@@ -343,6 +343,20 @@ static void job(char *out, size_t len)
     CHECK_STR_HAS(step_status(doc, "model"), "ok");
     CHECK(step_status(doc, "ceilings") == NULL);
     json_decref(doc);
+    /* the summary names the levels off their roofline figure exactly when
+     * the run step's probes found some */
+    snprintf(path, sizeof(path), "%s/run/results.json", out);
+    doc = load_json(path);
+    const json_int_t off = json_integer_value(json_object_get(
+        json_object_get(doc, "stability"), "probes_off_roof"));
+    char said[160];
+    snprintf(said, sizeof(said),
+             "the roofline's figures did not hold during the run step: %lld "
+             "level",
+             (long long)off);
+    CHECK_INT(strstr(r.out, said) != NULL, off > 0);
+    CHECK_INT(strstr(r.out, "did not hold") != NULL, off > 0);
+    json_decref(doc);
     static const char *const files[] = {
         "info.json",           "model.json",          "run.txt",
         "run/results.json",    "run/results.csv",     "roofline-roofs.dat",

@@ -322,8 +322,52 @@ static void check_probes(json_t *stab)
         CHECK(json_number_value(json_object_get(pr, "start_gbs")) > 0.0);
         CHECK(json_number_value(json_object_get(pr, "end_gbs")) > 0.0);
         CHECK(json_is_boolean(json_object_get(pr, "moved")));
+        /* the roofline's figure beside the probe's better end */
+        const double roof = json_number_value(json_object_get(pr, "roof_gbs")),
+                     ratio =
+                         json_number_value(json_object_get(pr, "roof_ratio"));
+        CHECK(roof > 0.0 && ratio > 0.0);
+        CHECK(fabs(ratio * roof -
+                   fmax(json_number_value(json_object_get(pr, "start_gbs")),
+                        json_number_value(json_object_get(pr, "end_gbs")))) <=
+              1e-9 * ratio * roof);
+        CHECK(json_is_boolean(json_object_get(pr, "off_roof")));
     }
     CHECK(json_is_boolean(json_object_get(stab, "unstable")));
+    CHECK(json_is_integer(json_object_get(stab, "probes_off_roof")));
+}
+
+static void scaled_ceilings(const char *src, const char *dst, double scale,
+                            double spread);
+
+/* A roofline a thousand times below this host: every level the run
+ * probes is off its figure, said under the table and counted in
+ * results.json. */
+static void check_off_roof(void)
+{
+    char low[700], out[700], json[760];
+    snprintf(low, sizeof(low), "%s/thousandth-ceilings.json", ceildir);
+    snprintf(out, sizeof(out), "%s/r-off-roof", workdir);
+    snprintf(json, sizeof(json), "%s/results.json", out);
+    scaled_ceilings(ceilfile, low, 1e-3, -1.0);
+    const char *args[] = {"run",       "--quick", "--kernel", "dot",
+                          "--dtype",   "f64",     "--threads", "1",
+                          "--ceilings", low,      "--out",    out,
+                          NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR_HAS(r.out, "~ the roofline's figures did not hold during the "
+                         "run");
+    CHECK_STR_HAS(r.out, "GB/s in the roofline, ");
+    json_t *doc = load_json(json);
+    CHECK(doc != NULL);
+    json_t *stab = json_object_get(doc, "stability");
+    const size_t n = json_array_size(json_object_get(stab, "probes"));
+    CHECK(n >= 2);
+    CHECK_INT(json_integer_value(json_object_get(stab, "probes_off_roof")),
+              (json_int_t)n);
+    json_decref(doc);
 }
 
 /* results.json: a complete document of schema 1, its context, rows and
@@ -427,6 +471,7 @@ static void test_run_files(void)
     check_refused_again(args, json);
     check_team();
     check_default_folders();
+    check_off_roof();
 }
 
 /* Starts args, sends SIGINT once its standard error holds `after`, and

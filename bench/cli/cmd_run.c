@@ -99,8 +99,10 @@ static const flag_table run_table = {
     "it by more than\nthe roof's own spread is flagged '!'. The roof levels "
     "are probed before the\nrows and again after them, each row's clock "
     "just before and after its\nsamples; rows timed while either moved "
-    "beyond its noise are marked '~'.\nProgress goes to standard error "
-    "while it measures.",
+    "beyond its noise are marked '~', and\nthe levels whose probes found "
+    "their roofline figure off by more than\n10% (or the spreads) are "
+    "named: a roofline measured in a slow spell.\nProgress goes to "
+    "standard error while it measures.",
     run_flags,
     sizeof(run_flags) / sizeof(run_flags[0]),
     "Sizes take K, M, G suffixes (x1024). Exit status: 0 success, 1 a kernel "

@@ -58,6 +58,8 @@ void drift_plan(const roofline *r, const int *threads, int nthreads,
                 snprintf(p->level, sizeof(p->level), "%s", lv->name);
                 snprintf(p->kernel, sizeof(p->kernel), "%s", lv->kernel);
                 p->bytes = sqrt(lv->starts_bytes * lv->ends_bytes);
+                p->roof_gbs = lv->gbs;
+                p->roof_spread = lv->spread;
                 /* the same level and kernel in the read roof: one probe */
                 const drift_probe *same =
                     m ? find(out, team->threads, RB_ACCESS_READ, lv->name)
@@ -105,4 +107,18 @@ const drift_probe *drift_probe_for(const drift_probes *ps, int threads,
     drift_probe_moved(a, &ca, &na);
     drift_probe_moved(b, &cb, &nb);
     return fabs(cb) > fabs(ca) ? b : a; /* NAN compares false: a */
+}
+
+int drift_probe_off_roof(const drift_probe *p, double *ratio, double *noise)
+{
+    *noise = fmax(DRIFT_ROOF_NOISE,
+                  fmax(p->roof_spread, fmax(p->spread[0], p->spread[1])));
+    const double best = fmax(p->have[0] ? p->gbs[0] : 0.0,
+                             p->have[1] ? p->gbs[1] : 0.0);
+    if (!(best > 0.0) || !(p->roof_gbs > 0.0)) {
+        *ratio = NAN;
+        return 0;
+    }
+    *ratio = best / p->roof_gbs;
+    return fabs(*ratio - 1.0) > *noise;
 }

@@ -24,6 +24,12 @@
 /* Bandwidth samples of one size on a quiet machine agree within a few
  * percent; 5% is a change. */
 #define DRIFT_BW_NOISE 0.05
+/* A probe against the roofline's figure for its level compares one size
+ * of the level, measured now, with the level's median over all its sizes,
+ * measured minutes earlier: within a level the best samples differ by
+ * several percent (the plateau detector joins steps below 12%), so 10% is
+ * a change there. */
+#define DRIFT_ROOF_NOISE 0.10
 
 /* after / before - 1 into *change (NAN when either is not positive);
  * 1 when |change| > noise. */
@@ -40,6 +46,8 @@ typedef struct {
     double gbs[2];   /* best sample at the start [0] and end [1]  */
     double spread[2];
     int have[2];
+    double roof_gbs;    /* the level's figure in the roofline        */
+    double roof_spread; /* and its spread                            */
 } drift_probe;
 
 typedef struct {
@@ -63,6 +71,15 @@ int drift_clock_moved(double before, double spread_before, double after,
 /* Whether a probe measured at both ends moved; *change and *noise as
  * drift_moved's. 0 when it lacks either end. */
 int drift_probe_moved(const drift_probe *p, double *change, double *noise);
+
+/* Whether the roofline's figure for a probe's level held during the run:
+ * the probe's best end over roof_gbs into *ratio (NAN when it has no end
+ * or the roof no figure), 1 when that is off 1 by more than the larger of
+ * DRIFT_ROOF_NOISE and the spreads of the probe's ends and of the roof's
+ * level (*noise). A roofline measured in a slow spell shows here as
+ * levels the run's probes find well above it, where drift_probe_moved,
+ * which compares the probe's two ends, sees nothing. */
+int drift_probe_off_roof(const drift_probe *p, double *ratio, double *noise);
 
 /* The probe of a level: by thread count, mix (its own or read) and the
  * level's name; for a transition "A>B" the probe of A or B that moved

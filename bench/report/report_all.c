@@ -62,6 +62,45 @@ static json_t *load_doc(const char *dir, const job_step *steps, size_t n,
     return json_load_file(path, 0, NULL);
 }
 
+/* The roof levels whose roofline figure the run step's probes did not
+ * find (results.json, stability.probes[].off_roof): how many, and the one
+ * furthest off. Every later step is judged against the same roofline, so
+ * a ceilings step measured in a slow spell shows here first. */
+static void summary_off_roof(const json_t *stab, FILE *f)
+{
+    const json_t *far = NULL;
+    double far_log = -1.0;
+    int n = 0;
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(stab, "probes"), i, p)
+    {
+        const double ratio =
+            json_number_value(json_object_get(p, "roof_ratio"));
+        if (!json_is_true(json_object_get(p, "off_roof")) || !(ratio > 0.0))
+            continue;
+        n++;
+        if (fabs(log(ratio)) > far_log) {
+            far_log = fabs(log(ratio));
+            far = p;
+        }
+    }
+    if (!far)
+        return;
+    const json_int_t th = json_integer_value(json_object_get(far, "threads"));
+    const double roof = json_number_value(json_object_get(far, "roof_gbs")),
+                 ratio = json_number_value(json_object_get(far, "roof_ratio"));
+    fprintf(f,
+            "  the roofline's figures did not hold during the run step: %d "
+            "level%s off beyond %s noise, most %s %s, %lld thread%s: %.4g "
+            "GB/s in the roofline, %.4g at best then (x%.2f); every step is "
+            "judged against that roofline\n",
+            n, rb_plural(n), n == 1 ? "its" : "their",
+            esc(json_string_value(json_object_get(far, "level"))),
+            esc(json_string_value(json_object_get(far, "kernel"))),
+            (long long)th, rb_plural(th), roof, roof * ratio, ratio);
+}
+
 /* The run step's rows in the summary: the kernels nearest to their roof
  * and farthest from it, the rows above their roof, the drift verdict. */
 static void summary_rows(const char *dir, const job_step *steps, size_t nsteps,
@@ -126,6 +165,7 @@ static void summary_rows(const char *dir, const job_step *steps, size_t nsteps,
                     json_object_get(stab, "rows_unstable")),
                 rb_plural(json_integer_value(
                     json_object_get(stab, "rows_unstable"))));
+    summary_off_roof(stab, f);
     json_decref(run);
 }
 

@@ -260,25 +260,30 @@ static int row_unstable(const run_doc *doc, const harness_row *r,
 static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
 {
     json_t *probes = json_array();
-    int moved = 0, clocks = 0;
+    int moved = 0, clocks = 0, off = 0;
     for (int i = 0; doc->probes && i < doc->probes->nprobes; i++) {
         const drift_probe *p = &doc->probes->probes[i];
-        double change, noise;
+        double change, noise, ratio, roof_noise;
         const int mv = drift_probe_moved(p, &change, &noise);
+        const int of = drift_probe_off_roof(p, &ratio, &roof_noise);
         moved += mv;
-        jd_push(
-            d, probes, "probes",
-            jd_pack(
-                d,
-                "{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
-                "s:o, s:b}",
-                "threads", p->threads, "mix", rb_access_name(p->mix), "level",
-                p->level, "kernel", p->kernel, "bytes", jd_num(p->bytes),
-                "start_gbs", p->have[0] ? jd_num(p->gbs[0]) : json_null(),
-                "end_gbs", p->have[1] ? jd_num(p->gbs[1]) : json_null(),
-                "start_spread", p->have[0] ? jd_num(p->spread[0]) : json_null(),
-                "end_spread", p->have[1] ? jd_num(p->spread[1]) : json_null(),
-                "change", jd_num(change), "noise", jd_num(noise), "moved", mv));
+        off += of;
+        json_t *o = jd_pack(
+            d,
+            "{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+            "threads", p->threads, "mix", rb_access_name(p->mix), "level",
+            p->level, "kernel", p->kernel, "bytes", jd_num(p->bytes),
+            "start_gbs", p->have[0] ? jd_num(p->gbs[0]) : json_null(),
+            "end_gbs", p->have[1] ? jd_num(p->gbs[1]) : json_null(),
+            "start_spread", p->have[0] ? jd_num(p->spread[0]) : json_null(),
+            "end_spread", p->have[1] ? jd_num(p->spread[1]) : json_null(),
+            "change", jd_num(change), "noise", jd_num(noise), "moved", mv);
+        /* the roofline's figure for the level beside what the probe found */
+        jd_set(d, o, "roof_gbs", jd_num(p->roof_gbs));
+        jd_set(d, o, "roof_ratio", jd_num(ratio));
+        jd_set(d, o, "roof_noise", jd_num(roof_noise));
+        jd_set(d, o, "off_roof", json_boolean(of));
+        jd_push(d, probes, "probes", o);
     }
     for (size_t i = 0; i < doc->res->nrows; i++) {
         const harness_row *r = &doc->res->rows[i];
@@ -287,16 +292,21 @@ static json_t *stability_json(jdoc *d, const run_doc *doc, int unstable_rows)
             drift_clock_moved(r->ghz_before, r->ghz_spread_before, r->ghz_after,
                               r->ghz_spread_after, &change, &noise);
     }
-    return jd_pack(d, "{s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:s}", "clock_noise",
-                   jd_num(DRIFT_CLOCK_NOISE), "bandwidth_noise_floor",
-                   jd_num(DRIFT_BW_NOISE), "probes", probes, "probes_moved",
-                   moved, "rows_clock_moved", clocks, "rows_unstable",
-                   unstable_rows, "unstable", moved > 0 || clocks > 0, "method",
+    return jd_pack(d, "{s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:b, s:s}",
+                   "clock_noise", jd_num(DRIFT_CLOCK_NOISE),
+                   "bandwidth_noise_floor", jd_num(DRIFT_BW_NOISE),
+                   "roof_noise_floor", jd_num(DRIFT_ROOF_NOISE), "probes",
+                   probes, "probes_moved", moved, "probes_off_roof", off,
+                   "rows_clock_moved", clocks, "rows_unstable", unstable_rows,
+                   "unstable", moved > 0 || clocks > 0, "method",
                    "each roof level probed with the kernel that set it at "
                    "the middle of its working sets after the roofline and "
                    "again after the last row; each row's clock read just "
                    "before and just after its samples; a figure moved when "
-                   "it changed by more than its noise");
+                   "it changed by more than its noise; a level is off its "
+                   "roof when the probe's better end differs from the "
+                   "roofline's figure by more than the larger of "
+                   "roof_noise_floor, the probe's spread and the level's");
 }
 
 char *report_run_json(const run_doc *doc, rb_err *e)
@@ -490,12 +500,13 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
     }
 }
 
-/* The run's drift verdict: the probes that moved, or that none did. */
+/* The run's drift verdict: the probes that moved, the levels whose
+ * roofline figure the probes did not find, or that none did. */
 static void stability_text(const run_doc *doc, int unstable, FILE *f)
 {
     if (!doc->probes || doc->probes->nprobes == 0 || doc->res->nrows == 0)
         return;
-    int moved = 0, both = 0;
+    int moved = 0, both = 0, off = 0;
     for (int i = 0; i < doc->probes->nprobes; i++) {
         const drift_probe *p = &doc->probes->probes[i];
         double change, noise;
@@ -509,6 +520,21 @@ static void stability_text(const run_doc *doc, int unstable, FILE *f)
                 "end (%+.0f%%, noise %.0f%%)\n",
                 p->level, p->kernel, p->threads, rb_plural(p->threads),
                 p->gbs[0], p->gbs[1], 100.0 * change, 100.0 * noise);
+    }
+    for (int i = 0; i < doc->probes->nprobes; i++) {
+        const drift_probe *p = &doc->probes->probes[i];
+        double ratio, noise;
+        if (!drift_probe_off_roof(p, &ratio, &noise))
+            continue;
+        if (off++ == 0)
+            fprintf(f, "~ the roofline's figures did not hold during the "
+                       "run: a row's fraction of its roof reads high where "
+                       "the probe found more, low where it found less\n");
+        fprintf(f,
+                "    %s %s, %d thread%s: %.4g GB/s in the roofline, %.4g at "
+                "best here (x%.2f, noise %.0f%%)\n",
+                p->level, p->kernel, p->threads, rb_plural(p->threads),
+                p->roof_gbs, ratio * p->roof_gbs, ratio, 100.0 * noise);
     }
     if (unstable)
         fprintf(f,
