@@ -228,6 +228,37 @@ static inline int fixture_here(const char *fixture, const char *dst,
     return rc;
 }
 
+/* ceilings file src with every roof (the peaks, the levels' bandwidths)
+ * scaled by `scale` and, where spread >= 0, every spread set to it,
+ * written to dst. */
+static inline void scaled_ceilings(const char *src, const char *dst,
+                                   double scale, double spread)
+{
+    json_t *doc = load_json(src);
+    CHECK(doc != NULL);
+    size_t i, j, k;
+    json_t *team, *roof, *lv, *v;
+    const char *key;
+    json_array_foreach(json_object_get(doc, "roofline"), i, team)
+    {
+        json_object_foreach(json_object_get(team, "peak_gflops"), key, v)
+            json_real_set(v, json_number_value(v) * scale);
+        if (spread >= 0.0)
+            json_object_foreach(json_object_get(team, "peak_spread"), key, v)
+                json_real_set(v, spread);
+        json_array_foreach(json_object_get(team, "roofs"), j, roof)
+            json_array_foreach(json_object_get(roof, "levels"), k, lv)
+        {
+            v = json_object_get(lv, "gbs");
+            json_real_set(v, json_number_value(v) * scale);
+            if (spread >= 0.0)
+                json_real_set(json_object_get(lv, "spread"), spread);
+        }
+    }
+    CHECK(doc && json_dump_file(doc, dst, 0) == 0);
+    json_decref(doc);
+}
+
 static inline void remove_tree(const char *dir)
 {
     char cmd[1300];

@@ -100,7 +100,7 @@ static const flag_table run_table = {
     "are probed before the\nrows and again after them, each row's clock "
     "just before and after its\nsamples; rows timed while either moved "
     "beyond its noise are marked '~', and\nthe levels whose probes found "
-    "their roofline figure off by more than\n10% (or the spreads) are "
+    "their roofline figure off by more than\n20% (or the spreads) are "
     "named: a roofline measured in a slow spell.\nProgress goes to "
     "standard error while it measures.",
     run_flags,

@@ -60,11 +60,16 @@ void drift_plan(const roofline *r, const int *threads, int nthreads,
                 p->bytes = sqrt(lv->starts_bytes * lv->ends_bytes);
                 p->roof_gbs = lv->gbs;
                 p->roof_spread = lv->spread;
-                /* the same level and kernel in the read roof: one probe */
+                /* the same level, kernel and figure in the read roof: one
+                 * probe (where the figures differ, as the mixed roof's
+                 * plateaus can on their own envelope, each its own, so
+                 * that each figure is checked) */
                 const drift_probe *same =
                     m ? find(out, team->threads, RB_ACCESS_READ, lv->name)
                       : NULL;
-                if (same && strcmp(same->kernel, lv->kernel) == 0)
+                if (same && strcmp(same->kernel, lv->kernel) == 0 &&
+                    same->roof_gbs == lv->gbs &&
+                    same->roof_spread == lv->spread)
                     continue;
                 out->nprobes++;
             }
@@ -113,6 +118,8 @@ int drift_probe_off_roof(const drift_probe *p, double *ratio, double *noise)
 {
     *noise = fmax(DRIFT_ROOF_NOISE,
                   fmax(p->roof_spread, fmax(p->spread[0], p->spread[1])));
+    /* the better end: a roof is the most the machine delivers, so one end
+     * above the figure shows it low, and both ends below it, high */
     const double best = fmax(p->have[0] ? p->gbs[0] : 0.0,
                              p->have[1] ? p->gbs[1] : 0.0);
     if (!(best > 0.0) || !(p->roof_gbs > 0.0)) {

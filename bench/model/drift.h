@@ -26,10 +26,11 @@
 #define DRIFT_BW_NOISE 0.05
 /* A probe against the roofline's figure for its level compares one size
  * of the level, measured now, with the level's median over all its sizes,
- * measured minutes earlier: within a level the best samples differ by
- * several percent (the plateau detector joins steps below 12%), so 10% is
- * a change there. */
-#define DRIFT_ROOF_NOISE 0.10
+ * measured minutes earlier: the plateau detector joins steps below 12%
+ * into one level and keeps a level whose halves lie up to 20% apart, so
+ * one size may sit that far from the figure on a quiet machine; 20% is a
+ * change. */
+#define DRIFT_ROOF_NOISE 0.20
 
 /* after / before - 1 into *change (NAN when either is not positive);
  * 1 when |change| > noise. */
@@ -59,7 +60,7 @@ typedef struct {
  * 1 << rb_access): one per level of each roof (of the mix's own, or the
  * read roof where the mixed one is absent), at the geometric middle of the
  * level's working sets; a level another mix already probes with the same
- * kernel is not probed twice. */
+ * kernel and the same figure is not probed twice. */
 void drift_plan(const roofline *r, const int *threads, int nthreads,
                 unsigned mixes, drift_probes *out);
 

@@ -91,13 +91,14 @@ static void summary_off_roof(const json_t *stab, FILE *f)
     const double roof = json_number_value(json_object_get(far, "roof_gbs")),
                  ratio = json_number_value(json_object_get(far, "roof_ratio"));
     fprintf(f,
-            "  the roofline's figures did not hold during the run step: %d "
-            "level%s off beyond %s noise, most %s %s, %lld thread%s: %.4g "
-            "GB/s in the roofline, %.4g at best then (x%.2f); every step is "
-            "judged against that roofline\n",
+            "  the run step's probes did not find the roofline's figures: "
+            "%d probe%s off beyond %s noise, most %s %s of the %s roof, "
+            "%lld thread%s: %.4g GB/s in the roofline, %.4g at best then "
+            "(x%.2f); every step is judged against that roofline\n",
             n, rb_plural(n), n == 1 ? "its" : "their",
             esc(json_string_value(json_object_get(far, "level"))),
             esc(json_string_value(json_object_get(far, "kernel"))),
+            esc(json_string_value(json_object_get(far, "mix"))),
             (long long)th, rb_plural(th), roof, roof * ratio, ratio);
 }
 

@@ -500,13 +500,36 @@ static void row_text(const run_doc *doc, const harness_row *r, FILE *f,
     }
 }
 
+/* The probes that found their level's roofline figure off beyond their
+ * noise (drift_probe_off_roof), each with the roof and the figure. */
+static void off_roof_text(const drift_probes *ps, FILE *f)
+{
+    int off = 0;
+    for (int i = 0; i < ps->nprobes; i++) {
+        const drift_probe *p = &ps->probes[i];
+        double ratio, noise;
+        if (!drift_probe_off_roof(p, &ratio, &noise))
+            continue;
+        if (off++ == 0)
+            fprintf(f, "~ the run's probes did not find the roofline's "
+                       "figures (a row's fraction of its roof\n  reads high "
+                       "where they found more, low where they found less):\n");
+        fprintf(f,
+                "    %s %s of the %s roof, %d thread%s: %.4g GB/s in the "
+                "roofline, %.4g at best here (x%.2f, noise %.0f%%)\n",
+                p->level, p->kernel, rb_access_name(p->mix), p->threads,
+                rb_plural(p->threads), p->roof_gbs, ratio * p->roof_gbs, ratio,
+                100.0 * noise);
+    }
+}
+
 /* The run's drift verdict: the probes that moved, the levels whose
  * roofline figure the probes did not find, or that none did. */
 static void stability_text(const run_doc *doc, int unstable, FILE *f)
 {
     if (!doc->probes || doc->probes->nprobes == 0 || doc->res->nrows == 0)
         return;
-    int moved = 0, both = 0, off = 0;
+    int moved = 0, both = 0;
     for (int i = 0; i < doc->probes->nprobes; i++) {
         const drift_probe *p = &doc->probes->probes[i];
         double change, noise;
@@ -521,21 +544,7 @@ static void stability_text(const run_doc *doc, int unstable, FILE *f)
                 p->level, p->kernel, p->threads, rb_plural(p->threads),
                 p->gbs[0], p->gbs[1], 100.0 * change, 100.0 * noise);
     }
-    for (int i = 0; i < doc->probes->nprobes; i++) {
-        const drift_probe *p = &doc->probes->probes[i];
-        double ratio, noise;
-        if (!drift_probe_off_roof(p, &ratio, &noise))
-            continue;
-        if (off++ == 0)
-            fprintf(f, "~ the roofline's figures did not hold during the "
-                       "run: a row's fraction of its roof reads high where "
-                       "the probe found more, low where it found less\n");
-        fprintf(f,
-                "    %s %s, %d thread%s: %.4g GB/s in the roofline, %.4g at "
-                "best here (x%.2f, noise %.0f%%)\n",
-                p->level, p->kernel, p->threads, rb_plural(p->threads),
-                p->roof_gbs, ratio * p->roof_gbs, ratio, 100.0 * noise);
-    }
+    off_roof_text(doc->probes, f);
     if (unstable)
         fprintf(f,
                 "~ %d row%s timed while the clock or the row's roof moved "
