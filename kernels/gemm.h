@@ -53,15 +53,15 @@ typedef void (*gemm_skinny_f64)(size_t rows, size_t kb,
                                 double *restrict c, size_t ldc, int accumulate,
                                 const gemm_skinny_pf *pf);
 
-/* The run kernel (gemm_skinny.c): C[0:rows, 0:cols] = A[0:rows, 0:kb]
- * W[0:kb, 0:cols] for rows 1 or 2, W read four rows (the portable copy
- * two) at a time along all cols columns, each run's line `ahead` bytes on
- * asked for into L1 (0: none). */
 /* How far on the run kernels' callers ask for each run's line, in bytes:
  * as the streaming probe asks for its one stream's (matmul_blocked.c's
  * runs(), batched.c) */
 enum { GEMM_RUNS_AHEAD = 4096 };
 
+/* The run kernel (gemm_skinny.c): C[0:rows, 0:cols] = A[0:rows, 0:kb]
+ * W[0:kb, 0:cols] for rows 1 or 2, W read four rows (the portable copy
+ * two) at a time along all cols columns, each run's line `ahead` bytes on
+ * asked for into L1 (0: none). */
 typedef void (*gemm_runs_f32)(size_t rows, size_t kb, const float *restrict a,
                               size_t lda, const float *restrict w, size_t ldw,
                               float *restrict c, size_t ldc, size_t cols,

@@ -23,8 +23,8 @@
 # knee50_at_or_below_first_point (1: no circle, the curve starts past
 # half its plateau).
 set datafile separator ","
-add_word(list, w) = strstrt(" " . list . " ", " " . w . " ") ? list : \
-                    (list eq "" ? w : list . " " . w)
+in_list(list, w) = strstrt(" " . list . " ", " " . w . " ") > 0
+add_word(list, w) = in_list(list, w) ? list : (list eq "" ? w : list . " " . w)
 panels = ""
 curves = ""
 levels = ""
@@ -58,7 +58,6 @@ plot "sweep-knees.csv" skip 1 using \
        (circled = valid(5) && !(valid(10) && $10 == 1) ? add_word(circled, strcol(3) . ":" . sprintf("%d", $4)) : circled, \
         1):(1) with points
 unset table
-in_list(list, w) = strstrt(" " . list . " ", " " . w . " ") > 0
 before(s, c) = s[1:strstrt(s, c) - 1]
 after(s, c) = s[strstrt(s, c) + 1:]
 label(k) = k eq "matmul_blocked" ? "blocked" : k eq "matmul_openblas" ? "OpenBLAS" : \

@@ -302,24 +302,27 @@ static int size_levels(const rb_machine *m, const roofline *roof,
     /* DRAM weights past the largest middle of DRAM among the teams */
     const double dram_floor =
         sweep_dram_floor(roof, plan->threads, plan->nthreads);
-    for (int l = 0; l < plan->nlevels; l++) {
-        sweep_weights *w = &plan->levels[l];
-        if (strcmp(w->name, "given") == 0)
-            continue;
-        /* the team's roofline and caches once per thread count, for
-         * every dtype */
-        for (int t = 0; t < plan->nthreads; t++) {
-            const roof_team *team = sweep_team(roof, plan->threads[t]);
-            double level[5];
-            size_t n;
-            if (!team)
-                return rb_fail(e, RB_EINPUT,
-                               "--ceilings: no roofline for %d thread%s",
-                               plan->threads[t], rb_plural(plan->threads[t]));
-            if (team_levels(m, plan->threads[t], level, &n, e))
-                return RB_EINPUT;
-            const double cache = level_bytes(w->name, level, n),
-                         llc = n > 0 ? level[n - 1] : 0.0;
+    /* only levels to size need a team's roofline and caches */
+    int sized = 0;
+    for (int l = 0; l < plan->nlevels; l++)
+        sized |= strcmp(plan->levels[l].name, "given") != 0;
+    /* each team's roofline and caches once, for every level and dtype */
+    for (int t = 0; sized && t < plan->nthreads; t++) {
+        const roof_team *team = sweep_team(roof, plan->threads[t]);
+        double level[5];
+        size_t n;
+        if (!team)
+            return rb_fail(e, RB_EINPUT,
+                           "--ceilings: no roofline for %d thread%s",
+                           plan->threads[t], rb_plural(plan->threads[t]));
+        if (team_levels(m, plan->threads[t], level, &n, e))
+            return RB_EINPUT;
+        const double llc = n > 0 ? level[n - 1] : 0.0;
+        for (int l = 0; l < plan->nlevels; l++) {
+            sweep_weights *w = &plan->levels[l];
+            if (strcmp(w->name, "given") == 0)
+                continue;
+            const double cache = level_bytes(w->name, level, n);
             for (int d = 0; d < plan->ndtypes; d++) {
                 const unsigned el = (unsigned)rb_dtype_size(plan->dtypes[d]);
                 char why[160];
