@@ -36,7 +36,7 @@
 #include "gemm.h"
 #include "kernel.h"
 
-/* ---- packing, per dtype ----------------------------------------------------- */
+/* ---- packing, per dtype -------------------------------------------------- */
 
 /* B[0:kc, 0:nc] (leading dimension ldb) into NR-wide micro-panels, each kc
  * rows of NR contiguous values, the last padded with zeros; this member
@@ -95,7 +95,7 @@ static void pack_a_f32(size_t mc, size_t kc, const float *a, size_t lda,
     }
 }
 
-/* ---- the driver, shared by both dtypes ------------------------------------- */
+/* ---- the driver, shared by both dtypes ----------------------------------- */
 
 static void put_edge_f64(size_t mr, size_t nr, const double *t, size_t tld,
                          double *d, size_t ldc, int accumulate)
@@ -464,7 +464,24 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  *   against 22.4 to 22.6, 24.1 to 24.9 against 22.8 to 23.3, and 18.4
  *   against 13.1 to 13.3; over P = 4608 to 6656 in one process, 1.02 to
  *   1.32 times the strip order's rate at B = 1 (0.87 to 1.31 at B = 8
- *   and 16). At 2 threads it is within the noise of the strip order. */
+ *   and 16). At 2 threads it is within the noise of the strip order.
+ * - What W from DRAM still costs past the ridge, on a Zen 5 guest (f32,
+ *   1 thread, the kernel called directly, alternated call by call in one
+ *   process, medians of 5 to 9 rounds): at B = 64 and P = M = 13440 (723
+ *   MB) 0.86 times the rate of the same calls with every row of W at one
+ *   address (in L1), where W in L3 (P = M = 2112) ran at 0.95 of it. No
+ *   variant there was faster than this order: the requests as T1, T2 or
+ *   NTA (0.80 to 1.04 at B = 8 to 64), W blocks of 96 or 192 rows past
+ *   the shallow groups (0.89 to 0.99 at B = 24 to 64), and, as a
+ *   prototype beside the kernel, all the strips of a 16- or 64-row W
+ *   block for one row group in one call, fewer rows of W in flight at
+ *   once (0.87 to 0.99 at B = 24 to 60). A synthetic read of W alone in
+ *   this order (24 FMAs a vector on registers and nothing else, f32 P =
+ *   M = 8000) reached 0.77 to 0.79 of the peak at 8 to 384 rows a
+ *   strip, and 0.88 in memory order; at 12 FMAs a vector 0.61 to 0.68,
+ *   and 0.60. At P = M = 8192, rows 32 KiB apart, the same read in
+ *   strips fell to 0.66 (a strip's lines then share a few sets of L1
+ *   and L2: rb_rows_alias). */
 static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
     if (x->n == 0)
