@@ -168,7 +168,7 @@ static void team_sync(const rb_team *t)
         t->barrier(t);
 }
 
-/* ---- the skinny path: few rows of A (or W within L2), W in place -------- */
+/* ---- the skinny path: few rows of A (or W within L2), W in place --------- */
 
 /* The bytes of a member's workspace the right edge takes (edge_w,
  * edge_tile): a W block as deep as any plan makes one, since the depth
@@ -465,23 +465,29 @@ static void runs(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx,
  *   against 13.1 to 13.3; over P = 4608 to 6656 in one process, 1.02 to
  *   1.32 times the strip order's rate at B = 1 (0.87 to 1.31 at B = 8
  *   and 16). At 2 threads it is within the noise of the strip order.
- * - What W from DRAM still costs past the ridge, on a Zen 5 guest (f32,
- *   1 thread, the kernel called directly, alternated call by call in one
- *   process, medians of 5 to 9 rounds): at B = 64 and P = M = 13440 (723
- *   MB) 0.86 times the rate of the same calls with every row of W at one
- *   address (in L1), where W in L3 (P = M = 2112) ran at 0.95 of it. No
- *   variant there was faster than this order: the requests as T1, T2 or
- *   NTA (0.80 to 1.04 at B = 8 to 64), W blocks of 96 or 192 rows past
- *   the shallow groups (0.89 to 0.99 at B = 24 to 64), and, as a
- *   prototype beside the kernel, all the strips of a 16- or 64-row W
- *   block for one row group in one call, fewer rows of W in flight at
- *   once (0.87 to 0.99 at B = 24 to 60). A synthetic read of W alone in
- *   this order (24 FMAs a vector on registers and nothing else, f32 P =
- *   M = 8000) reached 0.77 to 0.79 of the peak at 8 to 384 rows a
- *   strip, and 0.88 in memory order; at 12 FMAs a vector 0.61 to 0.68,
- *   and 0.60. At P = M = 8192, rows 32 KiB apart, the same read in
- *   strips fell to 0.66 (a strip's lines then share a few sets of L1
- *   and L2: rb_rows_alias). */
+ *
+ * What W from DRAM still costs the strip order past the ridge (B above
+ * about 16 there), measured on a Zen 5 guest: f32, 1 thread, the kernel
+ * called directly, variants alternated call by call in one process,
+ * medians of 5 to 9 rounds, P = M = 13440 (723 MB, rows 52.5 KiB apart)
+ * unless said. At B = 64 it ran at 0.86 times its own rate with every
+ * row of W at one address (so in L1), and with W in L3 (P = M = 2112)
+ * at 0.95 times that rate. None of these was faster than the defaults
+ * beyond the noise: the strip requests as T1, T2 or NTA instead of T0
+ * (far_to_l1, host.c; medians 0.80 to 1.04 at B = 8 to 64); W blocks of
+ * 96 or 192 rows past shallow_groups (3 on Zen 5: B above 18) instead
+ * of 384 (deep_blocks x skb; 0.89 to 0.99 at B = 24 to 64); and, in a
+ * prototype beside the kernel, every strip of a W block of 16 or 64
+ * rows for one row group per call, so that fewer rows of W stream at
+ * once than a 384-row block's (0.87 to 0.99 at B = 24 to 60), and tiles
+ * of 8 rows x 3 vectors or 12 x 2 instead of 6 x 4 (0.87 to 1.02 of the
+ * kernel; the prototype's own 6 x 4, 0.90 to 1.06). A synthetic read of
+ * W alone in the strip order, 24 FMAs a vector on registers and nothing
+ * else (no C tile, no A; the lines asked for two strips on, T0, as
+ * here), reached 0.77 to 0.79 of the FMA peak at P = M = 8000 with
+ * blocks of 8 to 384 rows, where the same read in memory order reached
+ * 0.88; at P = M = 8192 (rows 32 KiB apart: rb_rows_alias) the strips
+ * fell to 0.66. */
 static void skinny(const rb_operands *x, rb_dtype dt, const gemm_cntx *cx)
 {
     if (x->n == 0)
