@@ -103,7 +103,9 @@ static const flag_spec sweep_flags[] = {
      .help = "times the whole grid is run, one round after the other, each "
              "point's samples pooled over them: a slow spell of a shared "
              "machine then has to last a whole round to own all of a "
-             "point's samples (each round verifies again)"},
+             "point's samples (each round verifies again; the tables say "
+             "how far apart the rounds' bests came, most of all at the "
+             "points under 70% of the roof)"},
     FLAG_SEED(sweep_opts, seed),
     FLAG_QUICK(sweep_opts, quick,
                "batch 1:16, L2-resident weights, short samples"),

@@ -541,6 +541,32 @@ static json_t *probe_curves_json(jdoc *jd, const sweep_doc *doc,
     return arr;
 }
 
+/* The best of round r's samples at p, in seconds per call (INFINITY
+ * where that round timed none). */
+static double round_best(const sweep_point *p, int r)
+{
+    double best = INFINITY;
+    for (int k = 0; k < p->row.nsamples; k++)
+        if ((p->round ? p->round[k] : 0) == r && p->row.samples[k] < best)
+            best = p->row.samples[k];
+    return best;
+}
+
+/* How far apart the rounds' bests at p are: the slowest over the fastest
+ * (1 where fewer than two rounds timed it). */
+static double rounds_apart(const sweep_point *p, int rounds)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (int r = 0; r < rounds; r++) {
+        const double t = round_best(p, r);
+        if (isfinite(t) && t > 0.0) {
+            lo = fmin(lo, t);
+            hi = fmax(hi, t);
+        }
+    }
+    return isfinite(lo) && hi > lo ? hi / lo : 1.0;
+}
+
 static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
                         rb_err *e)
 {
@@ -576,6 +602,13 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
             jd_push(&jd, rounds, "sample_rounds",
                     json_integer(p->round ? p->round[k] : 0));
         jd_set(&jd, row, "sample_rounds", rounds);
+        json_t *bests = json_array();
+        for (int r = 0; r < doc->plan->rounds; r++) {
+            const double t = round_best(p, r);
+            jd_push(&jd, bests, "round_best_s",
+                    isfinite(t) ? jd_num(t) : json_null());
+        }
+        jd_set(&jd, row, "round_best_s", bests);
         jd_push(&jd, points, "points", row);
     }
     json_t *curves = json_array();
@@ -1002,6 +1035,56 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
         }
 }
 
+/* With two rounds or more: how far apart each kernel's rounds came at
+ * its points, the widest and its B, and the widest among the points
+ * under 70% of the roof. Where the rounds, minutes apart, agree at such a
+ * point, the miss is no slow spell of one round: the kernel, or the host
+ * for the whole sweep, was that slow every time. */
+static void rounds_line(const sweep_doc *doc, const sweep_curve *const *cs,
+                        int nc, FILE *f)
+{
+    const int rounds = doc->plan->rounds;
+    if (rounds < 2)
+        return;
+    int said = 0;
+    for (int k = 0; k < nc; k++) {
+        double lo = INFINITY, hi = 0.0, miss_lo = INFINITY, miss_hi = 0.0;
+        uint64_t hib = 0;
+        size_t n = 0, misses = 0;
+        for (size_t j = 0; j < cs[k]->n; j++) {
+            const sweep_point *p = &doc->res->points[cs[k]->idx[j]];
+            const double x = rounds_apart(p, rounds);
+            roof_bound b;
+            n++;
+            lo = fmin(lo, x);
+            if (x > hi) {
+                hi = x;
+                hib = p->b;
+            }
+            if (bound_of(doc, &p->row, &b) == 0 && b.fraction < 0.70) {
+                misses++;
+                miss_lo = fmin(miss_lo, x);
+                miss_hi = fmax(miss_hi, x);
+            }
+        }
+        if (!n)
+            continue;
+        fprintf(f, "%s %s x%.2f to x%.2f (widest at B = %llu)",
+                said++ ? ";"
+                       : "the rounds apart (each round's best at a point, "
+                         "the slowest over the fastest):",
+                cs[k]->kernel->name, lo, hi, (unsigned long long)hib);
+        if (misses == n)
+            fprintf(f, ", all its points under 70%% of the roof");
+        else if (misses)
+            fprintf(f, ", x%.2f to x%.2f at its %zu point%s under 70%% of "
+                       "the roof",
+                    miss_lo, miss_hi, misses, rb_plural((long long)misses));
+    }
+    if (said)
+        fprintf(f, "\n");
+}
+
 /* Under a level slower than another this run measured: each matmul's
  * plateau with the fastest weights, against the peak (+: the largest B
  * was the fastest, the plateau may be higher). Past the ridge the roof is
@@ -1203,6 +1286,7 @@ static void curve_table(const sweep_doc *doc, const sweep_analysis *a,
         batch_row(doc, cs, nc, level, d, t, doc->plan->batch[i], above, over,
                   f);
     target_line(doc, cs, nc, f);
+    rounds_line(doc, cs, nc, f);
     ceiling_line(doc, a, cs, nc, f);
     rise_line(doc, cs, nc, f);
 }
@@ -1384,6 +1468,13 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                "and just after (the larger): what this host then lets\n"
                "any kernel of that arithmetic per weight reach; a kernel may "
                "beat it, it is no roof.\n");
+    if (doc->plan->rounds > 1)
+        fprintf(f, "the rounds apart: each round's best time at a point, the "
+                   "slowest over the fastest;\nwhere the rounds, a pass of "
+                   "the grid apart, agree at a point under 70%% of the roof,\n"
+                   "its miss is no slow spell of one round: the kernel, or "
+                   "the host for the whole sweep,\nwas that slow every "
+                   "time.\n");
     report_run_marks_text(above, over, "point", "sweep.json", f);
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
