@@ -1067,6 +1067,8 @@ static void sweep_marks(double frac_min)
     CHECK_INT(count_marked(r.out, '!'), 2);
     CHECK_INT(count_marked(r.out, '+'), 0);
     CHECK_STR_HAS(r.out, "! 2 points above the measured roof");
+    /* one round: nothing to say of rounds apart */
+    CHECK(strstr(r.out, "the rounds apart") == NULL);
     CHECK(frac_min > 0.0);
     snprintf(lowfile, sizeof(lowfile), "%s/near-ceilings.json", ceildir);
     snprintf(lowout, sizeof(lowout), "%s/sweep-near", ceildir);
@@ -1576,8 +1578,9 @@ static void test_sweep(void)
     CHECK_STR_HAS(r.out, "given weights, f64, 1 thread: P = 96, M = 80");
     CHECK_STR_HAS(r.out, "against the streaming probe around each point");
     CHECK_STR_HAS(r.out, "the streaming probe itself at 70% of the roof");
-    CHECK_STR_HAS(r.out, "the rounds apart (each round's best at a point, "
-                         "the slowest over the fastest): matmul_blocked x");
+    CHECK_STR_HAS(r.out, "the rounds apart: matmul_blocked x");
+    CHECK_STR_HAS(r.out, "(widest at B = ");
+    CHECK_STR_HAS(r.out, "the rounds apart: at each point, the slowest");
     CHECK_STR_HAS(r.out, "f64     1 streaming probe");
     CHECK_STR_HAS(r.out, "tpu-v5e");
     CHECK_STR_HAS(r.err, "point 16/16");

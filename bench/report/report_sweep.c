@@ -552,19 +552,21 @@ static double round_best(const sweep_point *p, int r)
     return best;
 }
 
-/* How far apart the rounds' bests at p are: the slowest over the fastest
- * (1 where fewer than two rounds timed it). */
+/* How far apart the rounds' bests at p are: the slowest over the fastest,
+ * or NAN where fewer than two rounds timed it (a sweep cut short). */
 static double rounds_apart(const sweep_point *p, int rounds)
 {
     double lo = INFINITY, hi = 0.0;
+    int timed = 0;
     for (int r = 0; r < rounds; r++) {
         const double t = round_best(p, r);
         if (isfinite(t) && t > 0.0) {
+            timed++;
             lo = fmin(lo, t);
             hi = fmax(hi, t);
         }
     }
-    return isfinite(lo) && hi > lo ? hi / lo : 1.0;
+    return timed >= 2 ? hi / lo : NAN;
 }
 
 static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
@@ -603,11 +605,8 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
                     json_integer(p->round ? p->round[k] : 0));
         jd_set(&jd, row, "sample_rounds", rounds);
         json_t *bests = json_array();
-        for (int r = 0; r < doc->plan->rounds; r++) {
-            const double t = round_best(p, r);
-            jd_push(&jd, bests, "round_best_s",
-                    isfinite(t) ? jd_num(t) : json_null());
-        }
+        for (int r = 0; r < doc->plan->rounds; r++)
+            jd_push(&jd, bests, "round_best_s", jd_num(round_best(p, r)));
         jd_set(&jd, row, "round_best_s", bests);
         jd_push(&jd, points, "points", row);
     }
@@ -1035,11 +1034,10 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
         }
 }
 
-/* With two rounds or more: how far apart each kernel's rounds came at
- * its points, the widest and its B, and the widest among the points
- * under 70% of the roof. Where the rounds, minutes apart, agree at such a
- * point, the miss is no slow spell of one round: the kernel, or the host
- * for the whole sweep, was that slow every time. */
+/* With two rounds or more: how far apart each kernel's rounds came
+ * (rounds_apart) over its points, with the B of the widest, then over
+ * its points under 70% of the roof (the misses target_line counts), and
+ * how many points only one round timed. */
 static void rounds_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
 {
@@ -1050,36 +1048,44 @@ static void rounds_line(const sweep_doc *doc, const sweep_curve *const *cs,
     for (int k = 0; k < nc; k++) {
         double lo = INFINITY, hi = 0.0, miss_lo = INFINITY, miss_hi = 0.0;
         uint64_t hib = 0;
-        size_t n = 0, misses = 0;
+        size_t n = 0, misses = 0, single = 0;
         for (size_t j = 0; j < cs[k]->n; j++) {
             const sweep_point *p = &doc->res->points[cs[k]->idx[j]];
             const double x = rounds_apart(p, rounds);
             roof_bound b;
+            if (isnan(x)) {
+                single++;
+                continue;
+            }
             n++;
             lo = fmin(lo, x);
             if (x > hi) {
                 hi = x;
                 hib = p->b;
             }
-            if (bound_of(doc, &p->row, &b) == 0 && b.fraction < 0.70) {
+            if (bound_of(doc, &p->row, &b) == 0 && !(b.fraction >= 0.70)) {
                 misses++;
                 miss_lo = fmin(miss_lo, x);
                 miss_hi = fmax(miss_hi, x);
             }
         }
-        if (!n)
+        if (!n && !single)
             continue;
-        fprintf(f, "%s %s x%.2f to x%.2f (widest at B = %llu)",
-                said++ ? ";"
-                       : "the rounds apart (each round's best at a point, "
-                         "the slowest over the fastest):",
-                cs[k]->kernel->name, lo, hi, (unsigned long long)hib);
-        if (misses == n)
-            fprintf(f, ", all its points under 70%% of the roof");
+        fprintf(f, "%s %s", said++ ? ";" : "the rounds apart:",
+                cs[k]->kernel->name);
+        if (n)
+            fprintf(f, " x%.2f to x%.2f", lo, hi);
+        if (hi > lo)
+            fprintf(f, " (widest at B = %llu)", (unsigned long long)hib);
+        if (misses && misses == n)
+            fprintf(f, ", every one under 70%% of the roof");
         else if (misses)
             fprintf(f, ", x%.2f to x%.2f at its %zu point%s under 70%% of "
                        "the roof",
                     miss_lo, miss_hi, misses, rb_plural((long long)misses));
+        if (single)
+            fprintf(f, "%s%zu point%s timed in one round only",
+                    n ? ", " : " ", single, rb_plural((long long)single));
     }
     if (said)
         fprintf(f, "\n");
@@ -1469,12 +1475,13 @@ void report_sweep_text(const sweep_doc *doc, const sweep_analysis *a,
                "any kernel of that arithmetic per weight reach; a kernel may "
                "beat it, it is no roof.\n");
     if (doc->plan->rounds > 1)
-        fprintf(f, "the rounds apart: each round's best time at a point, the "
-                   "slowest over the fastest;\nwhere the rounds, a pass of "
-                   "the grid apart, agree at a point under 70%% of the roof,\n"
-                   "its miss is no slow spell of one round: the kernel, or "
-                   "the host for the whole sweep,\nwas that slow every "
-                   "time.\n");
+        fprintf(f, "the rounds apart: at each point, the slowest round's best "
+                   "time over the fastest's\n(a point's rate is its fastest "
+                   "round's). Where the rounds, a pass of the grid apart,\n"
+                   "agree at a point under 70%% of the roof, more rounds "
+                   "would likely find no more\nthere: the kernel, or a host "
+                   "slow through every round, set that rate; where they\n"
+                   "differ widely, the host moved between them.\n");
     report_run_marks_text(above, over, "point", "sweep.json", f);
     if (doc->res->skipped_batched)
         fprintf(f, "batched (every row its own [P,M] matrix) left out at %zu "
