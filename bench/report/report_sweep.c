@@ -10,17 +10,17 @@
 #include "report_run.h"
 #include "stats.h"
 
-/* ---- the analysis ---------------------------------------------------------- */
+/* ---- the analysis -------------------------------------------------------- */
 
 /* A row's place on the host roofline at its measured rate; 0, or -1 when
  * there is no roof for its team or dtype. */
 static int bound_of(const sweep_doc *doc, const harness_row *r, roof_bound *b)
 {
     char why[160];
-    return doc->roof ? roofline_bound(doc->roof, r->threads, r->dtype, r->kernel->access,
-                                      r->counts.flops, r->counts.bytes,
-                                      harness_row_gflops(r), b, why,
-                                      sizeof(why))
+    return doc->roof ? roofline_bound(doc->roof, r->threads, r->dtype,
+                                      r->kernel->access, r->counts.flops,
+                                      r->counts.bytes, harness_row_gflops(r),
+                                      b, why, sizeof(why))
                      : -1;
 }
 
@@ -347,7 +347,7 @@ static double profile_fraction(const prediction *pr, double b)
     return f < 1.0 ? f : 1.0;
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ---------------------------------------------------------------- */
 
 static json_t *weights_json(jdoc *jd, const sweep_plan *plan)
 {
@@ -401,8 +401,8 @@ static void knee_over_ridge(jdoc *jd, json_t *o, const sweep_curve *c,
     jd_set(jd, o, ub_key, json_boolean(c->knee.at_first[0]));
 }
 
-static json_t *curve_json(jdoc *jd, const sweep_doc *doc, const sweep_analysis *a,
-                          const sweep_curve *c)
+static json_t *curve_json(jdoc *jd, const sweep_doc *doc,
+                          const sweep_analysis *a, const sweep_curve *c)
 {
     const sweep_plan *plan = doc->plan;
     json_t *o = jd_pack(
@@ -577,7 +577,8 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
     for (size_t i = 0; i < doc->res->npoints; i++) {
         const sweep_point *p = &doc->res->points[i];
         json_t *row = report_run_row_json(&jd, &p->row, doc->roof);
-        jd_set(&jd, row, "weights", json_string(doc->plan->levels[p->level].name));
+        jd_set(&jd, row, "weights",
+               json_string(doc->plan->levels[p->level].name));
         jd_set(&jd, row, "batch", json_integer((json_int_t)p->b));
         roof_bound b;
         double nb, np, nr;
@@ -615,7 +616,8 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
         jd_push(&jd, curves, "curves", curve_json(&jd, doc, a, &a->curves[i]));
     json_t *batch = json_array();
     for (size_t i = 0; i < doc->plan->nbatch; i++)
-        jd_push(&jd, batch, "batch", json_integer((json_int_t)doc->plan->batch[i]));
+        jd_push(&jd, batch, "batch",
+                json_integer((json_int_t)doc->plan->batch[i]));
     json_t *root = jd_pack(
         &jd,
         "{s:s, s:i, s:s, s:s?, s:O, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, "
@@ -631,7 +633,7 @@ static char *sweep_json(const sweep_doc *doc, const sweep_analysis *a,
     return jd_text(&jd, root, "sweep.json", 17, e);
 }
 
-/* ---- CSV ------------------------------------------------------------------- */
+/* ---- CSV ----------------------------------------------------------------- */
 
 static double frac_of(double x, double peak)
 {
@@ -897,7 +899,7 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
     return RB_OK;
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ---------------------------------------------------------------- */
 
 static void fmt_batch(char *buf, size_t len, double b, int at_first)
 {
@@ -1394,8 +1396,9 @@ static void level_table(const sweep_doc *doc, const sweep_analysis *a, FILE *f)
         fmt_ratio(krs, sizeof(krs), kr, c->knee.at_first[0]);
         fmt_ratio(kbs, sizeof(kbs), kr / br, c->knee.at_first[0]);
         fprintf(f, "%-5s %3d %-16s %-8s %8s %-8s %8s %10s %10.3f %8s\n",
-                rb_dtype_name(doc->plan->dtypes[c->d]), doc->plan->threads[c->t],
-                c->kernel->name, doc->plan->levels[c->level].name, kc,
+                rb_dtype_name(doc->plan->dtypes[c->d]),
+                doc->plan->threads[c->t], c->kernel->name,
+                doc->plan->levels[c->level].name, kc,
                 doc->plan->levels[s->level].name, ks, krs, br, kbs);
     }
 }
