@@ -937,11 +937,18 @@ typedef struct {
  * probe around it. */
 enum { AGAINST_ROOF, AGAINST_NOW, AGAINST_PROBE, AGAINST_N };
 
+/* Whether a fraction of a bound meets the kernel's target, 70% of it (a
+ * NaN does not): what target_line counts and rounds_line's misses fail */
+static int at_target(double fr)
+{
+    return fr >= 0.70;
+}
+
 /* Counts one point's fraction fr at batch b into t. */
 static void tally_add(target_tally *t, double fr, uint64_t b)
 {
     t->n++;
-    t->ok += fr >= 0.70;
+    t->ok += at_target(fr);
     if (fr < t->low) {
         t->low = fr;
         t->lowb = b;
@@ -1038,7 +1045,7 @@ static void target_line(const sweep_doc *doc, const sweep_curve *const *cs,
 
 /* With two rounds or more: how far apart each kernel's rounds came
  * (rounds_apart) over its points, with the B of the widest, then over
- * its points under 70% of the roof (the misses target_line counts), and
+ * its points under 70% of the roof (at_target, as target_line counts), and
  * how many points only one round timed. */
 static void rounds_line(const sweep_doc *doc, const sweep_curve *const *cs,
                         int nc, FILE *f)
@@ -1065,7 +1072,7 @@ static void rounds_line(const sweep_doc *doc, const sweep_curve *const *cs,
                 hi = x;
                 hib = p->b;
             }
-            if (bound_of(doc, &p->row, &b) == 0 && !(b.fraction >= 0.70)) {
+            if (bound_of(doc, &p->row, &b) == 0 && !at_target(b.fraction)) {
                 misses++;
                 miss_lo = fmin(miss_lo, x);
                 miss_hi = fmax(miss_hi, x);
