@@ -28,6 +28,13 @@ static const cli_case cases[] = {
     {{"list", "--bogus"}, 2, "unknown option '--bogus'"},
     {{"info", "extra"}, 2, "unexpected argument 'extra'"},
     {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
+    /* a prefix of a flag is no flag (getopt_long alone would take it),
+     * with its value attached or apart, and of --help too */
+    {{"sweep", "--thr", "1"}, 2, "unknown option '--thr' (flags are written"},
+    {{"sweep", "--bat=1:2"}, 2, "unknown option '--bat'"},
+    {{"ceilings", "--w", "256"}, 2, "unknown option '--w'"},
+    {{"run", "--he"}, 2, "unknown option '--he'"},
+    {{"run", "--quick", "--kern", "dot"}, 2, "unknown option '--kern'"},
     {{"run", "--kernel"}, 2, "needs a value"},
     {{"run", "extra"}, 2, "unexpected argument 'extra'"},
     {{"run", "--kernel", "nope"}, 2, "--kernel 'nope': unknown kernel"},

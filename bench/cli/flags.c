@@ -78,6 +78,20 @@ static int defaults(const flag_table *t, const flag_seen *seen, void *opts,
     return RB_OK;
 }
 
+/* Whether the element arg, which getopt_long took for the long option
+ * name, spells the name out: getopt_long also takes any unambiguous
+ * prefix of one (--thr for --threads), and a prefix that picks one flag in
+ * a command may pick another in the next (--w: --width in ceilings,
+ * --weights in sweep), against one flag meaning one thing everywhere.
+ * "-h" is the one short option. */
+static int spelled_out(const char *arg, const char *name)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return 1;
+    const size_t n = strcspn(arg + 2, "=");
+    return n == strlen(name) && strncmp(arg + 2, name, n) == 0;
+}
+
 int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
                 flag_seen *seen, int *help, rb_err *e)
 {
@@ -95,8 +109,20 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
     opt[t->nflags + 1] = (struct option){NULL, 0, NULL, 0};
     opterr = 0;
     optind = 1;
-    int c;
+    int c, at = optind;
     while ((c = getopt_long(argc, argv, "-:", opt, NULL)) != -1) {
+        /* the element this option came from (getopt_long's "-" mode
+         * takes the arguments in order; a value in the next element has
+         * moved optind past it as well) */
+        const char *const arg = argv[at];
+        at = optind;
+        if ((c == 'h' && !spelled_out(arg, "help")) ||
+            (c >= 256 && !spelled_out(arg, t->flags[c - 256].name)))
+            return rb_fail(e, RB_EINPUT,
+                           "%s: unknown option '%.*s' (flags are written "
+                           "out in full: see roofbench %s --help)",
+                           t->command, (int)strcspn(arg, "="), arg,
+                           t->command);
         if (c == 'h') {
             *help = 1;
             flags_help(t, stdout);
