@@ -588,17 +588,24 @@ static void test_ceilings(void)
     if (access(path, R_OK) != 0)
         CHECK_STR_HAS(r.out, "chart skipped: gnuplot not found");
 
-    /* Doctored copies: another version, another host, another schema. */
+    /* Doctored copies: another version, another host, another schema, a
+     * team larger than this machine (the same host name, resized) */
     static const char *const edits[][3] = {
         {"schema_version", "1", "schema version 1, this roofbench reads "
                                 "version 2"},
         {"host", "\"elsewhere\"", "measured on host 'elsewhere'"},
-        {"schema", "\"roofbench.run\"", "not a roofbench ceilings file"}};
-    for (int k = 0; k < 3 && doc; k++) {
+        {"schema", "\"roofbench.run\"", "not a roofbench ceilings file"},
+        {"threads", "4096", "roofline[0] is a team of 4096 threads, this "
+                            "machine has"}};
+    for (int k = 0; k < 4 && doc; k++) {
         json_t *copy = json_deep_copy(doc);
         json_t *val = json_loads(edits[k][1], JSON_DECODE_ANY, NULL);
         if (k == 1)
             json_object_set_new(json_object_get(copy, "context"), "host", val);
+        else if (k == 3)
+            json_object_set_new(
+                json_array_get(json_object_get(copy, "roofline"), 0),
+                "threads", val);
         else
             json_object_set_new(copy, edits[k][0], val);
         char bad[700];
@@ -627,6 +634,25 @@ static void test_model(void)
     run(workdir, nodram, &r);
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "no DRAM plateau");
+    CHECK_INT(count_entries(workdir), 0);
+    /* --ceilings with no host among the profiles would change nothing */
+    const char *nohost[] = {"model", "bp,pm->bm", "b=1",        "p=64",
+                            "m=64",  "--profile", "tpu-v5e",    "--ceilings",
+                            ceilfile, NULL};
+    run(workdir, nohost, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "--ceilings: it gives the host's roofline; "
+                         "--profile 'tpu-v5e' has no host");
+    CHECK_INT(count_entries(workdir), 0);
+    /* sweep draws the host (its default --profile) from the file: the
+     * line names the file, not a flag the user never gave */
+    const char *sweep[] = {"sweep", "--p", "64", "--batch", "1",
+                           "--ceilings", ceilfile, NULL};
+    run(workdir, sweep, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "--ceilings '");
+    CHECK_STR_HAS(r.err, "no DRAM plateau");
+    CHECK_STR_HAS(r.err, "(--profile host, the default among others");
     CHECK_INT(count_entries(workdir), 0);
 
     /* the same measurement with a DRAM plateau of 25 GB/s added */

@@ -272,6 +272,12 @@ static void test_from_doc(void)
          "schema version 1, this roofbench reads "
          "version 2"},
         {"status", "\"interrupted\"", "did not complete (status interrupted)"},
+        {"status", "5", "did not complete (status not text)"},
+        {"levels.1.name", "\"L1\"",
+         "roofline[0].roofs[0].levels[1]: level L1 after L1"},
+        {"levels.1.starts_bytes", "16384",
+         "roofline[0].roofs[0].levels[1]: level L2 after L1: the levels of "
+         "a roof are the plateaus from the smallest working set up"},
         {"levels.0.name", "\"';system(\\\"id\\\")#\"",
          "roofline[0].roofs[0].levels[0].name: ''"},
         {"levels.1.name", "\"L\\u00e9vel\"", "is not a level name"},
@@ -308,6 +314,12 @@ static void test_from_doc(void)
         CHECK_STR_HAS(e.msg, bad[i].msg);
         CHECK_STR_HAS(e.msg, "--ceilings 'x'");
     }
+    /* a document that does not say how it ended */
+    doc = hand_doc();
+    json_object_del(doc, "status");
+    CHECK_INT(roofline_from_doc(doc, "hand", &r, &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "did not complete (status missing)");
+    json_decref(doc);
     /* a level name from the file never reaches the message raw */
     CHECK_INT(edited("levels.0.name", json_string("a\x01"), &e), RB_EINPUT);
     CHECK_STR_HAS(e.msg, "'a\\x01'");

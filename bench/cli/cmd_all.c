@@ -512,7 +512,8 @@ static int all_main(const rb_machine *m, const void *opts,
     if (o->ceilings) { /* checked once, before any step */
         roofline roof;
         json_t *cdoc = NULL;
-        const int crc = roofline_load(o->ceilings, m->host, &roof, &cdoc, e);
+        const int crc = roofline_load(o->ceilings, m->host, m->ncpus,
+                                       &roof, &cdoc, e);
         json_decref(cdoc);
         if (crc)
             return 2;

@@ -475,6 +475,12 @@ static int load_profiles(const rb_machine *m, const model_opts *o, profile *out,
                        "--network: it gives the host's links; --profile '%s' "
                        "has no host",
                        o->profile);
+    /* a flag that would change nothing was meant to change something */
+    if (o->ceilings && !host)
+        return rb_fail(e, RB_EINPUT,
+                       "--ceilings: it gives the host's roofline; --profile "
+                       "'%s' has no host",
+                       o->profile);
     for (int i = 0; i < k; i++) {
         const int rc = strcmp(items[i], "host") == 0
                            ? host_profile(m, o, &out[i], e)

@@ -142,7 +142,7 @@ static int load(const rb_machine *m, const profiles_opts *o, const char *dir,
     *ps = more;
     roofline roof;
     json_t *doc = NULL;
-    int rc = roofline_load(o->ceilings, m->host, &roof, &doc, e);
+    int rc = roofline_load(o->ceilings, m->host, m->ncpus, &roof, &doc, e);
     json_decref(doc);
     if (!rc)
         rc = roofline_to_profile(&roof, RB_ACCESS_READ, &(*ps)[*n], e);

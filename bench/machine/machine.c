@@ -1,6 +1,7 @@
 #include "machine.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "pin.h"
 
@@ -13,6 +14,9 @@ int machine_open(rb_machine *m, rb_err *e)
     host_cpu_probe(&m->cpu);
     m->isa = host_isa_mask(&m->cpu);
     m->ncores = pin_ncores(m->topo);
+    /* the CPUs configured, whatever this process may use (taskset) */
+    const long conf = sysconf(_SC_NPROCESSORS_CONF);
+    m->ncpus = conf > m->ncores ? (int)conf : m->ncores;
     host_name(m->host, sizeof(m->host));
     pin_usable_string(m->topo, m->pus, sizeof(m->pus));
     rc = host_configure_kernels(m->topo, e);

@@ -15,6 +15,7 @@ typedef struct {
     host_cpu cpu;
     unsigned isa;  /* host_isa_mask(&cpu): what CPUID and the OS allow */
     int ncores;    /* usable cores                                     */
+    int ncpus;     /* CPUs (PUs) configured, usable or not, >= ncores  */
     char host[64]; /* host_name()                                      */
     char pus[128]; /* the usable PUs, "0-1"                            */
 } rb_machine;

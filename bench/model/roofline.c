@@ -114,6 +114,16 @@ static int read_curve(reader *rd, const json_t *curve, const char *at,
     return RB_OK;
 }
 
+/* Whether plateau l comes after plateau prev as the detector finds them:
+ * it starts where prev has ended or later, so neither a level twice nor
+ * levels out of order (whose names the bound would then look up in the
+ * wrong place). */
+static int level_follows(const roof_level *prev, const roof_level *l)
+{
+    return l->starts_bytes >= prev->ends_bytes &&
+           strcmp(l->name, prev->name) != 0;
+}
+
 /* One entry of a team's "roofs": its mix (once each), levels and curve. */
 static int read_roof(reader *rd, const json_t *roof, int ti, size_t ri,
                      roof_team *t)
@@ -143,6 +153,14 @@ static int read_roof(reader *rd, const json_t *roof, int ti, size_t ri,
         const int rc = read_level(rd, lv, field, &b->levels[b->nlevels]);
         if (rc)
             return rc;
+        if (b->nlevels > 0 && !level_follows(&b->levels[b->nlevels - 1],
+                                             &b->levels[b->nlevels]))
+            return rb_fail(rd->e, RB_EINPUT,
+                           "%s: %s: level %s after %s: the levels of a roof "
+                           "are the plateaus from the smallest working set "
+                           "up, each once and after the last one ends",
+                           rd->what, field, b->levels[b->nlevels].name,
+                           b->levels[b->nlevels - 1].name);
         b->nlevels++;
     }
     return read_curve(rd, json_object_get(roof, "curve"), at, b);
@@ -208,12 +226,19 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
                        what,
                        json_is_integer(ver) ? json_integer_value(ver) : -1,
                        CEILINGS_SCHEMA_VERSION);
-    const char *status = json_string_value(json_object_get(doc, "status"));
-    if (status && strcmp(status, "complete") != 0)
+    /* every ceilings document roofbench writes says how it ended: one
+     * without a word of it was not written whole by roofbench */
+    const json_t *sv = json_object_get(doc, "status");
+    const char *status = json_string_value(sv);
+    if (!status || strcmp(status, "complete") != 0)
         return rb_fail(e, RB_EINPUT,
                        "%s: the measurement did not complete (status %s): "
                        "measure the ceilings again",
-                       what, text_is_name(status, 20, "") ? status : "unknown");
+                       what,
+                       !sv                              ? "missing"
+                       : !status                        ? "not text"
+                       : text_is_name(status, 20, "") ? status
+                                                        : "unknown");
     const char *host = json_string_value(
         json_object_get(json_object_get(doc, "context"), "host"));
     if (!host || !*host)
@@ -243,8 +268,28 @@ int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
     return RB_OK;
 }
 
-int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
-                  rb_err *e)
+/* Whether every team of r fits a machine of ncpus CPUs: one measured
+ * with more threads than this machine has CPUs came from another machine
+ * (or this one before it was resized), whatever its host name. The CPUs
+ * the machine has, not those this process may use: a team the affinity
+ * leaves out (taskset) is refused where it is asked for, and the others
+ * serve. */
+static int teams_fit(const roofline *r, int ncpus, const char *shown,
+                     rb_err *e)
+{
+    for (size_t i = 0; i < r->nteams; i++)
+        if (r->teams[i].threads > ncpus)
+            return rb_fail(e, RB_EINPUT,
+                           "--ceilings '%s': roofline[%zu] is a team of %d "
+                           "threads, this machine has %d CPU%s: measured on "
+                           "another machine",
+                           shown, i, r->teams[i].threads, ncpus,
+                           ncpus == 1 ? "" : "s");
+    return RB_OK;
+}
+
+int roofline_load(const char *path, const char *host, int ncpus, roofline *r,
+                  json_t **doc, rb_err *e)
 {
     char shown[512];
     text_escape(path, shown, sizeof(shown));
@@ -279,6 +324,8 @@ int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
                      "--ceilings '%s': measured on host '%s', this is '%s'",
                      shown, other, host);
     }
+    if (rc == RB_OK)
+        rc = teams_fit(r, ncpus, shown, e);
     if (rc) {
         json_decref(*doc);
         *doc = NULL;

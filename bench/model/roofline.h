@@ -68,16 +68,17 @@ const roof_level *roof_bw_level(const roof_bw *b, const char *name);
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix);
 
 /* From a ceilings document: its schema, version and status (complete),
- * and each team checked; errors start with what and name the field, as
+ * and each team checked (each roof's levels in order, once each); errors start with what and name the field, as
  * "roofline[0].levels[1].gbs". */
 int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
                       rb_err *e);
 
 /* Loads a ceilings.json given with --ceilings: it must be a file, parse,
- * be a ceilings document of this schema version, and come from host. The
- * document is returned too (for the results context). */
-int roofline_load(const char *path, const char *host, roofline *r, json_t **doc,
-                  rb_err *e);
+ * be a ceilings document of this schema version, and come from host, with
+ * no team larger than its ncpus. The document is returned too (for the
+ * results context). */
+int roofline_load(const char *path, const char *host, int ncpus, roofline *r,
+                  json_t **doc, rb_err *e);
 
 typedef struct {
     roof_level level; /* where the working set falls; between two

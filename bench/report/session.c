@@ -146,7 +146,7 @@ int session_roof_load(const rb_machine *m, const char *file, session_roof *r,
     r->file = file;
     if (!file)
         return RB_OK;
-    const int rc = roofline_load(file, m->host, &r->roof, &r->doc, e);
+    const int rc = roofline_load(file, m->host, m->ncpus, &r->roof, &r->doc, e);
     if (!rc)
         r->ready = 1;
     return rc;
