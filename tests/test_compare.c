@@ -320,6 +320,14 @@ static void zero(json_t *doc)
         json_object_get(json_array_get(rows_of(doc), 2), "samples_s"), 1,
         json_real(0.0));
 }
+/* every sample of a row near the largest double: once "out of memory",
+ * as the product with the row's roof overflowed to infinity */
+static void huge(json_t *doc)
+{
+    json_t *s = json_object_get(json_array_get(rows_of(doc), 2), "samples_s");
+    for (size_t i = 0; i < json_array_size(s); i++)
+        json_array_set_new(s, i, json_real(1e308));
+}
 static void duplicate(json_t *doc)
 {
     json_array_append(rows_of(doc), json_array_get(rows_of(doc), 5));
@@ -650,6 +658,7 @@ static void cli_bad_documents(void)
     make("version.json", other_version);
     make("negative.json", negative);
     make("zero.json", zero);
+    make("huge.json", huge);
     make("dup.json", duplicate);
     make("norows.json", no_rows);
     expect_bad("missing.json", "No such file");
@@ -657,6 +666,8 @@ static void cli_bad_documents(void)
     expect_bad("version.json", "schema version");
     expect_bad("negative.json", "times must be above zero");
     expect_bad("zero.json", "is 0 s");
+    expect_bad("huge.json", "row 3: ");
+    expect_bad("huge.json", "sample 1 is 1e+308 s (more than a day");
     expect_bad("dup.json", "are both");
     expect_bad("norows.json", "holds no rows");
     expect_bad("verify.json", "failed verification");

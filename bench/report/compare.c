@@ -96,7 +96,29 @@ static int row_key(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
     return RB_OK;
 }
 
-/* The raw samples: 1 to 3000 times, each a number above zero. */
+/* The longest sample a document may hold, in seconds per call: no call
+ * the suite times takes a day, so a longer one is a damaged or edited
+ * document, and refusing it keeps every sum and product of samples and
+ * roofs far from overflowing to infinity. */
+static const double sample_max_s = 86400.0;
+
+/* Why sample q (x, or v when not a number) is refused, into what. */
+static void bad_sample(const cmp_row *r, size_t q, const json_t *v, double x,
+                       char *what, size_t len)
+{
+    if (!json_is_number(v))
+        snprintf(what, len, "%s: sample %zu is not a number", r->key, q + 1);
+    else if (x > sample_max_s)
+        snprintf(what, len,
+                 "%s: sample %zu is %g s (more than a day, %g s: no call "
+                 "the suite times takes that long)",
+                 r->key, q + 1, x, sample_max_s);
+    else
+        snprintf(what, len, "%s: sample %zu is %g s (times must be above zero)",
+                 r->key, q + 1, x);
+}
+
+/* The raw samples: 1 to 3000 times, each above zero and at most a day. */
 static int row_samples(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
                        rb_err *e)
 {
@@ -114,15 +136,9 @@ static int row_samples(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
     for (size_t q = 0; q < r->nsamples; q++) {
         json_t *v = json_array_get(s, q);
         const double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!(x > 0.0) || !isfinite(x)) {
+        if (!(x > 0.0 && x <= sample_max_s)) {
             char what[320];
-            if (json_is_number(v))
-                snprintf(what, sizeof(what),
-                         "%s: sample %zu is %g s (times must be above zero)",
-                         r->key, q + 1, x);
-            else
-                snprintf(what, sizeof(what), "%s: sample %zu is not a number",
-                         r->key, q + 1);
+            bad_sample(r, q, v, x, what, sizeof(what));
             return row_fail(e, d, i, what);
         }
         r->samples[q] = x;
@@ -590,10 +606,13 @@ static int stat_of(const cmp_row *b, const cmp_row *c, int roof,
            *y = malloc(c->nsamples * sizeof(*y));
     int rc = -1;
     if (x && y) {
+        /* a sum of logs, not the log of a product: a product of two
+         * finite values can overflow to infinity, their logs' sum cannot,
+         * and the rank test refuses a value that is not finite */
         for (size_t i = 0; i < b->nsamples; i++)
-            x[i] = log(b->samples[i] * scale_of(b, i, roof));
+            x[i] = log(b->samples[i]) + log(scale_of(b, i, roof));
         for (size_t j = 0; j < c->nsamples; j++)
-            y[j] = log(c->samples[j] * scale_of(c, j, roof));
+            y[j] = log(c->samples[j]) + log(scale_of(c, j, roof));
         rank_test t;
         rc = rank_test_run(x, b->nsamples, y, c->nsamples, set->alpha, &t);
         if (!rc) {
