@@ -7,6 +7,7 @@
  * reused. With --browser: the fixture's report in headless Chromium (77
  * where it is not installed). */
 #include "cli.h"
+#include "report_sweep.h"
 #include "text.h"
 
 #ifdef RB_HAVE_PNG
@@ -686,6 +687,55 @@ static void bad_folders(const char *out)
     CHECK(!exists(badout));
 }
 
+/* A sweep step recorded ok whose chart's data is missing, cut short or
+ * holds a row of another width: one line naming the file (and the line),
+ * exit 2, nothing written. Once the report wrote the folder, drew no
+ * chart and exited 0. */
+static void bad_chart_data(void)
+{
+    result r;
+    char job[600], path[800], badout[600];
+    snprintf(job, sizeof(job), "%s/sweepjob", workdir);
+    snprintf(badout, sizeof(badout), "%s/sweeprep", workdir);
+    mkdir(job, 0755);
+    snprintf(path, sizeof(path), "%s/sweep", job);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/steps.json", job);
+    write_text(path, "{\"schema\": \"roofbench.all\", \"schema_version\": 1, "
+                     "\"steps\": [{\"name\": \"sweep\", \"status\": \"ok\", "
+                     "\"exit\": 0, \"seconds\": 30, \"note\": \"sweep/\"}]}");
+    snprintf(path, sizeof(path), "%s/sweep/sweep.json", job);
+    write_text(path, "{\"schema\": \"roofbench.sweep\", \"schema_version\": "
+                     "1, \"status\": \"complete\"}");
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {NULL, "sweep/sweep.csv: missing (the sweep chart is drawn from it)"},
+        {"weights,batch\n", "sweep/sweep.csv: line 1 is not the header"},
+        {REPORT_SWEEP_POINTS_HEADER "\ngarbage\n",
+         "sweep/sweep.csv: line 2 has 1 field, not the header's 28: "
+         "'garbage'"},
+        {REPORT_SWEEP_POINTS_HEADER "\nL1,64,64", "line 2 is cut short"},
+    };
+    snprintf(path, sizeof(path), "%s/sweep/sweep.csv", job);
+    const char *args[] = {"report", job, "--out", badout, NULL};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        if (cases[i].text)
+            write_text(path, cases[i].text);
+        run(workdir, args, &r);
+        CHECK_INT(r.status, 2);
+        CHECK_STR_HAS(r.err, cases[i].message);
+        CHECK_INT(count_lines(r.err), 1);
+        CHECK(!exists(badout));
+    }
+    /* a whole sweep.csv, the chart's other files missing */
+    write_text(path, REPORT_SWEEP_POINTS_HEADER "\n");
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "sweep/sweep-roofs.csv: missing");
+    CHECK(!exists(badout));
+}
+
 /* The job's folder, by now holding the report's additions too, given
  * again: refused, nothing replaced (its steps.json and the run's results
  * as they were). */
@@ -759,6 +809,7 @@ int main(int argc, char **argv)
     fixture();
     levels_and_network(out);
     bad_folders(out);
+    bad_chart_data();
     refused_again(out);
     failed_step();
     const int st = check_status("test_all");

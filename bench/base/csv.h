@@ -5,6 +5,9 @@
 #ifndef ROOFBENCH_CSV_H
 #define ROOFBENCH_CSV_H
 
+#include <stddef.h>
+
+#include "error.h"
 #include "text.h"
 
 typedef struct {
@@ -22,5 +25,14 @@ void csv_empty(csv *c);
 void csv_end(csv *c);
 /* The header: names separated by commas, as given. */
 void csv_header(csv *c, const char *names);
+
+/* Checks text (len bytes, a file's whole content, shown: its name as
+ * printed) against what the writer above makes of a table with this
+ * header: the header as its first line, then records of as many fields,
+ * each ended by a newline. It reads no field's value: a record of the
+ * right width holding nonsense passes. RB_OK, or RB_EINPUT with e naming
+ * the first line that is not so and how it begins. */
+int csv_check(const char *text, size_t len, const char *header,
+              const char *shown, rb_err *e);
 
 #endif

@@ -1,12 +1,14 @@
 /* roofbench report RUN: an old main job's report and charts again, in a
  * new folder, from that job's own files: steps.json, each step's document
  * and data files. Everything is checked before anything is written: the
- * folder, steps.json (whole, of schema roofbench.all), and the document of
- * every step it records as ok. Then the steps' data files are copied, the
- * steps' charts drawn again from them with this build's gnuplot scripts
- * (never a script from the folder: no string from a file reaches gnuplot's
- * command language), the job's own charts and roofline.json rebuilt from
- * the documents, and report.md and report.html written. */
+ * folder, steps.json (whole, of schema roofbench.all), the document of
+ * every step it records as ok, and the data files that step's chart is
+ * drawn from (there, of the header and width this build writes). Then the
+ * steps' data files are copied, the steps' charts drawn again from them
+ * with this build's gnuplot scripts (never a script from the folder: no
+ * string from a file reaches gnuplot's command language), the job's own
+ * charts and roofline.json rebuilt from the documents, and report.md and
+ * report.html written. */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -19,9 +21,14 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "csv.h"
 #include "flags.h"
 #include "plot.h"
 #include "report_all.h"
+#include "report_ceilings.h"
+#include "report_network.h"
+#include "report_orders.h"
+#include "report_sweep.h"
 #include "runfolder.h"
 #include "session.h"
 #include "text.h"
@@ -42,13 +49,14 @@ static const flag_table report_table = {
     "into a new folder, from that folder's documents and data files alone: an "
     "old\nrun re-rendered by this build. Checks the folder first: steps.json "
     "must be\nwhole and of schema roofbench.all, the document of every step "
-    "it records as\nok whole and of that step's schema, and every file it "
-    "copies the folder's own\nregular file (no link, FIFO or device). Never "
-    "writes into the folder it reads.\nCopies steps.json, info.json, "
-    "model.json and each step's\ndocuments and data files, draws each step's "
-    "chart again from its data,\nrebuilds roofline.json, the host roofline and "
-    "the reference rooflines from\nthe documents, and writes report.md and "
-    "report.html. Measures nothing.",
+    "it records as\nok whole and of that step's schema, every file it "
+    "copies the folder's own\nregular file (no link, FIFO or device), and "
+    "every data file a chart is\ndrawn from there, with this build's header "
+    "and as many fields on each line.\nNever writes into the folder it reads. "
+    "Copies steps.json, info.json,\nmodel.json and each step's documents and "
+    "data files, draws each step's chart\nagain from its data, rebuilds "
+    "roofline.json, the host roofline and the\nreference rooflines from the "
+    "documents, and writes report.md and report.html.\nMeasures nothing.",
     report_flags,
     sizeof(report_flags) / sizeof(report_flags[0]),
     "Exit status: 0 written, 2 bad input (one line naming the file; nothing "
@@ -78,6 +86,29 @@ static const struct {
      "plot-network.gp",
      rb_plot_network_gp,
      {"network.png", "network.svg", NULL}},
+};
+
+/* The data files each step's chart is drawn from: its script reads each
+ * by name and takes its columns by position, so each must be there, with
+ * the header its writer gives it. always: written however the step's
+ * measurement ended; otherwise only where it completed, as the chart is. */
+static const struct {
+    const char *step, *file, *header;
+    int always;
+} chart_inputs[] = {
+    {"ceilings", "bandwidth.csv", REPORT_CEILINGS_POINTS_HEADER, 1},
+    {"ceilings", "levels.csv", REPORT_CEILINGS_LEVELS_HEADER, 1},
+    {"orders", "orders.csv", REPORT_ORDERS_HEADER, 1},
+    {"orders", "orders-roofline.csv", REPORT_ORDERS_ROOFLINE_HEADER, 0},
+    {"sweep", "sweep.csv", REPORT_SWEEP_POINTS_HEADER, 1},
+    {"sweep", "sweep-roofs.csv", REPORT_SWEEP_ROOFS_HEADER, 0},
+    {"sweep", "sweep-knees.csv", REPORT_SWEEP_KNEES_HEADER, 0},
+    {"network", "network-p2p.csv", REPORT_NETWORK_P2P_HEADER, 1},
+    {"network", "network-allreduce.csv", REPORT_NETWORK_ALLREDUCE_HEADER, 1},
+    {"network", "network-shard.csv", REPORT_NETWORK_SHARD_HEADER, 1},
+    {"network", "network-crossover.csv", REPORT_NETWORK_CROSSOVER_HEADER, 1},
+    {"network", "network-roofs.csv", REPORT_NETWORK_ROOFS_HEADER, 1},
+    {"network", "network-parts.csv", REPORT_NETWORK_PARTS_HEADER, 1},
 };
 
 /* The folder's path as printed. */
@@ -334,9 +365,58 @@ static int check_step_files(const char *run, const char *step, rb_err *e)
     return rc;
 }
 
+/* One data file of a step's chart (input i of chart_inputs): there, the
+ * folder's own regular file, readable, and of its header's width
+ * throughout. RB_OK, or e naming it. */
+static int check_chart_input(const char *run, size_t i, rb_err *e)
+{
+    char path[4700], sh[4 * 4700];
+    snprintf(path, sizeof(path), "%s/%s/%s", run, chart_inputs[i].step,
+             chart_inputs[i].file);
+    shown(path, sh, sizeof(sh));
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: missing (the %s chart is drawn from it)", sh,
+                       chart_inputs[i].step);
+    if (own_file(path, e))
+        return RB_EINPUT;
+    size_t len = 0;
+    char *text = text_read_file_n(path, &len);
+    if (!text)
+        return rb_fail(e, RB_EINPUT, "%s: cannot be read (%s)", sh,
+                       strerror(errno));
+    const int rc = csv_check(text, len, chart_inputs[i].header, sh, e);
+    free(text);
+    return rc;
+}
+
+/* An ok step's document (its own file, whole, of its schema) and, for a
+ * step that writes a subfolder, its files (check_step_files) and the data
+ * files of its chart, those its status says it wrote. RB_OK, or e naming
+ * the first that is not as written. */
+static int check_step(const char *run, const char *step, rb_err *e)
+{
+    const char *rel = report_all_document(step);
+    json_t *doc = load(run, rel, step_schema(step), e);
+    int rc = doc ? RB_OK : RB_EINPUT;
+    if (!rc && strchr(rel, '/'))
+        rc = check_step_files(run, step, e);
+    const char *status = json_string_value(json_object_get(doc, "status"));
+    const int complete = status && strcmp(status, "complete") == 0;
+    for (size_t i = 0;
+         !rc && i < sizeof(chart_inputs) / sizeof(chart_inputs[0]); i++)
+        if (strcmp(chart_inputs[i].step, step) == 0 &&
+            (chart_inputs[i].always || complete))
+            rc = check_chart_input(run, i, e);
+    json_decref(doc);
+    return rc;
+}
+
 /* Checks the folder, steps.json and, for every step it records as ok,
- * its document (its own file, whole, of its schema) and its data files;
- * the steps (count) and steps.json, or -1 with e set. */
+ * its document (its own file, whole, of its schema), its data files and
+ * those its chart is drawn from; the steps (count) and steps.json, or -1
+ * with e set. */
 static int check_folder(const char *run, json_t **steps_doc, job_step *steps,
                         rb_err *e)
 {
@@ -357,16 +437,9 @@ static int check_folder(const char *run, json_t **steps_doc, job_step *steps,
                -1;
     const int n = read_steps(run, steps_doc, steps, e);
     int rc = n < 0 ? RB_EINPUT : RB_OK;
-    for (int i = 0; !rc && i < n; i++) {
-        if (strcmp(steps[i].status, "ok") != 0)
-            continue;
-        json_t *doc = load(run, report_all_document(steps[i].name),
-                           step_schema(steps[i].name), e);
-        rc = doc ? RB_OK : RB_EINPUT;
-        json_decref(doc);
-        if (!rc && strchr(report_all_document(steps[i].name), '/'))
-            rc = check_step_files(run, steps[i].name, e);
-    }
+    for (int i = 0; !rc && i < n; i++)
+        if (strcmp(steps[i].status, "ok") == 0)
+            rc = check_step(run, steps[i].name, e);
     char ceil[4400];
     if (!rc && !step_ok(steps, n, "ceilings") &&
         job_ceilings(run, steps, n, ceil, sizeof(ceil))) {

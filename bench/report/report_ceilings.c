@@ -215,7 +215,7 @@ char *report_ceilings_json(const ceilings_result *res, const json_t *context,
 char *report_ceilings_points_csv(const ceilings_result *res)
 {
     csv c = {0};
-    csv_header(&c, "kernel,threads,bytes,gbs,gbs_best");
+    csv_header(&c, REPORT_CEILINGS_POINTS_HEADER);
     for (int i = 0; i < res->ncurves; i++) {
         const ceil_curve *cv = &res->curves[i];
         for (size_t j = 0; j < cv->npoints; j++) {
@@ -233,8 +233,7 @@ char *report_ceilings_points_csv(const ceilings_result *res)
 char *report_ceilings_levels_csv(const ceilings_result *res)
 {
     csv c = {0};
-    csv_header(&c, "kernel,threads,level,gbs,first_bytes,last_bytes,"
-                   "next_bytes,set_by");
+    csv_header(&c, REPORT_CEILINGS_LEVELS_HEADER);
     for (int i = 0; i < res->ncurves; i++) {
         const ceil_curve *cv = &res->curves[i];
         for (size_t j = 0; j < cv->nlevels; j++) {

@@ -21,6 +21,12 @@ char *report_ceilings_json(const ceilings_result *res, const json_t *context,
 char *report_ceilings_points_csv(const ceilings_result *res);
 char *report_ceilings_levels_csv(const ceilings_result *res);
 
+/* Their header lines: plot-bandwidth.gp takes their columns by position,
+ * and `roofbench report` checks a folder's copies by them. */
+#define REPORT_CEILINGS_POINTS_HEADER "kernel,threads,bytes,gbs,gbs_best"
+#define REPORT_CEILINGS_LEVELS_HEADER                                          \
+    "kernel,threads,level,gbs,first_bytes,last_bytes,next_bytes,set_by"
+
 /* The roofs per thread count, the ridge points, and the cache report. */
 void report_ceilings_text(const ceilings_result *res, FILE *f);
 

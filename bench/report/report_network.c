@@ -347,8 +347,7 @@ static char *p2p_csv(const network_doc *d, const network_analysis *a)
 {
     const net_result *r = d->res;
     csv c = {0};
-    csv_header(&c, "kind,bytes,window,samples,time_min_s,time_median_s,"
-                   "gbs_best,gbs_median,fit_s,residual");
+    csv_header(&c, REPORT_NETWORK_P2P_HEADER);
     for (size_t i = 0; i < r->nlatency; i++) {
         const net_point *p = &r->latency[i];
         csv_str(&c, "latency");
@@ -391,8 +390,7 @@ static char *allreduce_csv(const network_doc *d)
 {
     const net_result *r = d->res;
     csv c = {0};
-    csv_header(&c, "dtype,bytes,samples,time_min_s,time_median_s,algbw_gbs,"
-                   "busbw_gbs");
+    csv_header(&c, REPORT_NETWORK_ALLREDUCE_HEADER);
     for (int dt = 0; dt < RB_NDTYPES; dt++)
         for (size_t i = 0; i < r->nallreduce[dt]; i++) {
             const net_point *p = &r->allreduce[dt][i];
@@ -423,9 +421,7 @@ static char *shard_csv(const network_doc *d, const network_analysis *a)
 {
     const net_result *r = d->res;
     csv c = {0};
-    csv_header(&c, "dtype,b,d,f,ranks,compute_s,allreduce_s,sequential_s,"
-                   "overlapped_s,predicted_compute_s,predicted_allreduce_s,"
-                   "sequential_gflops_per_rank,link_intensity,verified,max_error");
+    csv_header(&c, REPORT_NETWORK_SHARD_HEADER);
     for (size_t i = 0; i < r->nshard; i++) {
         const net_shard_point *s = &r->shard[i];
         const net_curve *cv = curve_of(a, s->dt, s->b);
@@ -464,7 +460,7 @@ static char *crossover_csv(const network_doc *d, const network_analysis *a)
 {
     const net_result *r = d->res;
     csv c = {0};
-    csv_header(&c, "dtype,b,kind,d,time_s");
+    csv_header(&c, REPORT_NETWORK_CROSSOVER_HEADER);
     for (size_t k = 0; k < a->ncurves; k++) {
         const net_curve *cv = &a->curves[k];
         const double el = (double)rb_dtype_size(cv->dt);
@@ -506,7 +502,7 @@ static char *crossover_csv(const network_doc *d, const network_analysis *a)
 static char *roofs_csv(const network_doc *d, const network_analysis *a)
 {
     csv c = {0};
-    csv_header(&c, "source,dtype,intensity,gflops");
+    csv_header(&c, REPORT_NETWORK_ROOFS_HEADER);
     const roof_team *team = d->roof ? sweep_team(d->roof, 1) : NULL;
     for (int k = 0; k < d->plan->ndtypes; k++) {
         const rb_dtype dt = d->plan->dtypes[k];
@@ -561,7 +557,7 @@ static char *parts_csv(const network_doc *d, const char *roofs)
     for (const char *c = roofs; c && *c; c++)
         rows += *c == '\n';
     csv c = {0};
-    csv_header(&c, "part,rows");
+    csv_header(&c, REPORT_NETWORK_PARTS_HEADER);
     csv_str(&c, "latency");
     csv_int(&c, r->nlatency);
     csv_end(&c);

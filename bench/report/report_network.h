@@ -80,6 +80,21 @@ int report_network_write(runfolder *f, const network_doc *d,
                          const network_analysis *a, char **json_text,
                          char *why, size_t whylen, rb_err *e);
 
+/* The header lines of the files plot-network.gp reads, whose columns it
+ * takes by position: `roofbench report` checks a folder's copies by them. */
+#define REPORT_NETWORK_P2P_HEADER                                              \
+    "kind,bytes,window,samples,time_min_s,time_median_s,gbs_best,gbs_median,"  \
+    "fit_s,residual"
+#define REPORT_NETWORK_ALLREDUCE_HEADER                                        \
+    "dtype,bytes,samples,time_min_s,time_median_s,algbw_gbs,busbw_gbs"
+#define REPORT_NETWORK_SHARD_HEADER                                            \
+    "dtype,b,d,f,ranks,compute_s,allreduce_s,sequential_s,overlapped_s,"       \
+    "predicted_compute_s,predicted_allreduce_s,sequential_gflops_per_rank,"    \
+    "link_intensity,verified,max_error"
+#define REPORT_NETWORK_CROSSOVER_HEADER "dtype,b,kind,d,time_s"
+#define REPORT_NETWORK_ROOFS_HEADER "source,dtype,intensity,gflops"
+#define REPORT_NETWORK_PARTS_HEADER "part,rows"
+
 void report_network_text(const network_doc *d, const network_analysis *a,
                          const char *dir, const char *chart, FILE *f);
 

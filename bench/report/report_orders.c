@@ -254,8 +254,7 @@ static void csv_form_lines(csv *c, const orders_plan *p, const orders_size *z,
 char *report_orders_csv(const orders_doc *doc, rb_err *e)
 {
     csv c = {0};
-    csv_header(&c, "dtype,n,p,m,kernel,form,flops,t_min_s,gflops,source,"
-                   "l1_bytes,ll_bytes,ll_name,intensity_ll");
+    csv_header(&c, REPORT_ORDERS_HEADER);
     for (int i = 0; i < doc->res->nsizes; i++) {
         const orders_size *z = &doc->res->sizes[i];
         for (int k = 0; k < z->nforms; k++)
@@ -543,7 +542,7 @@ static char *roofline_csv(const orders_doc *doc)
 {
     const roof_team *t = chart_team(doc);
     csv c = {0};
-    csv_header(&c, "what,name,value");
+    csv_header(&c, REPORT_ORDERS_ROOFLINE_HEADER);
     for (int d = 0; d < doc->plan->ndtypes; d++) {
         csv_str(&c, "peak");
         csv_str(&c, rb_dtype_name(doc->plan->dtypes[d]));

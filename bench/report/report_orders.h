@@ -39,4 +39,11 @@ void report_orders_text(const orders_doc *doc, const char *dir, FILE *f);
 int report_orders_write(runfolder *f, const orders_doc *doc, char **json_text,
                         char *why, size_t whylen, int *chart_failed, rb_err *e);
 
+/* The header lines of the files plot-orders.gp reads, whose columns it
+ * takes by position: `roofbench report` checks a folder's copies by them. */
+#define REPORT_ORDERS_HEADER                                                   \
+    "dtype,n,p,m,kernel,form,flops,t_min_s,gflops,source,l1_bytes,ll_bytes,"   \
+    "ll_name,intensity_ll"
+#define REPORT_ORDERS_ROOFLINE_HEADER "what,name,value"
+
 #endif

@@ -712,13 +712,7 @@ static void point_csv(csv *c, const sweep_doc *doc, const sweep_analysis *a,
 static char *points_csv(const sweep_doc *doc, const sweep_analysis *a)
 {
     csv c = {0};
-    csv_header(&c, "weights,p,m,kernel,dtype,threads,batch,flops,bytes,"
-                   "intensity,samples,time_min_s,time_median_s,spread,"
-                   "gflops_best,gflops_median,peak_fraction_best,"
-                   "peak_fraction_median,roof_level,roof_gflops,roof_fraction,"
-                   "peak_now_gflops,read_now_gbs,roof_now_gflops,"
-                   "roof_now_fraction,probe_gflops,probe_fraction,"
-                   "probe_roof_fraction");
+    csv_header(&c, REPORT_SWEEP_POINTS_HEADER);
     /* curve by curve, B ascending: the chart draws each as one line */
     for (size_t i = 0; i < a->ncurves; i++)
         for (size_t j = 0; j < a->curves[i].n; j++)
@@ -761,7 +755,7 @@ static int on_level_weights(const sweep_plan *plan, const sweep_curve *c)
 static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
 {
     csv c = {0};
-    csv_header(&c, "source,dtype,threads,weights,batch,peak_fraction");
+    csv_header(&c, REPORT_SWEEP_ROOFS_HEADER);
     const double lo = (double)doc->plan->batch[0],
                  hi = (double)doc->plan->batch[doc->plan->nbatch - 1];
     for (size_t i = 0; i < a->ncurves; i++) {
@@ -830,9 +824,7 @@ static char *roofs_csv(const sweep_doc *doc, const sweep_analysis *a)
 static char *knees_csv(const sweep_doc *doc, const sweep_analysis *a)
 {
     csv c = {0};
-    csv_header(&c, "weights,kernel,dtype,threads,knee50,knee50_peak_fraction,"
-                   "knee90,ridge_batch,ridge_batch_now,"
-                   "knee50_at_or_below_first_point");
+    csv_header(&c, REPORT_SWEEP_KNEES_HEADER);
     for (size_t i = 0; i < a->ncurves; i++) {
         const sweep_curve *cv = &a->curves[i];
         if (!cv->has_knee || !cv->has_roof)

@@ -80,6 +80,20 @@ int report_sweep_write(runfolder *f, const sweep_doc *doc,
                        const sweep_analysis *a, char **json_text, char *why,
                        size_t whylen, rb_err *e);
 
+/* The header lines of the files plot-sweep.gp reads, whose columns it
+ * takes by position: `roofbench report` checks a folder's copies by them. */
+#define REPORT_SWEEP_POINTS_HEADER                                             \
+    "weights,p,m,kernel,dtype,threads,batch,flops,bytes,intensity,samples,"    \
+    "time_min_s,time_median_s,spread,gflops_best,gflops_median,"               \
+    "peak_fraction_best,peak_fraction_median,roof_level,roof_gflops,"          \
+    "roof_fraction,peak_now_gflops,read_now_gbs,roof_now_gflops,"              \
+    "roof_now_fraction,probe_gflops,probe_fraction,probe_roof_fraction"
+#define REPORT_SWEEP_ROOFS_HEADER                                              \
+    "source,dtype,threads,weights,batch,peak_fraction"
+#define REPORT_SWEEP_KNEES_HEADER                                              \
+    "weights,kernel,dtype,threads,knee50,knee50_peak_fraction,knee90,"         \
+    "ridge_batch,ridge_batch_now,knee50_at_or_below_first_point"
+
 /* For a matmul curve c with a roof: the curve of its kernel, dtype and
  * team whose weights sat in the fastest level this run measured, when
  * that is faster than c's own (more GB/s) and has a knee; else NULL. Its
