@@ -184,8 +184,8 @@ static const char *step_schema(const char *step)
     return NULL;
 }
 
-/* steps.json read into steps (pointing into doc); the count, or -1. */
-/* The checks of steps.json past its schema; the count, or -1. */
+/* The checks of steps.json past its schema, its steps read into steps
+ * (pointing into doc); the count, or -1. */
 static int steps_of(const json_t *doc, const char *sh, job_step *steps,
                     rb_err *e)
 {
@@ -342,8 +342,6 @@ static const char *job_ceilings(const char *run, const job_step *steps, int n,
     return lstat(buf, &st) == 0 ? buf : NULL;
 }
 
-/* Checks the folder and every document a step recorded as ok; the steps
- * (count) and steps.json, or -1 with e set. */
 /* Every file of an ok step's subfolder that a run writes (its charts
  * aside) is its own regular file: they are copied. RB_OK, or e naming
  * the first that is not. */
