@@ -26,15 +26,17 @@ void check_limits_default(check_limits *l)
 
 int check_limits_parse(const char *s, check_limits *l, rb_err *e)
 {
-    char buf[512], shown[512];
-    text_escape(s, shown, sizeof(shown));
-    if (strlen(s) >= sizeof(buf) || !*s)
-        return rb_fail(e, RB_EINPUT, "--limit '%s': empty or too long", shown);
-    snprintf(buf, sizeof(buf), "%s", s);
+    char buf[512], shown[512], *items[4 * CM_N];
+    /* The list rule of every other flag: strtok_r would pass over an empty
+     * item ("ir=1%,,d1=2%") without a word. A metric given twice is found
+     * below by its name, so that "ir=1%,ir=2%" is refused too. */
+    const int n = parse_split("--limit", s, ',', 0, buf, sizeof(buf), items,
+                              4 * CM_N, e);
+    if (n < 0)
+        return RB_EINPUT;
     int seen[CM_N] = {0};
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
+    for (int k = 0; k < n; k++) {
+        char *t = items[k];
         char *eq = strchr(t, '=');
         int m = -1;
         if (eq) {
