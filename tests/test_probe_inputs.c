@@ -50,19 +50,25 @@ static void run_env(const char *const *args, double seconds, result *r)
     finish_within(start_with(workdir, args, -1, child_env, NULL), seconds, r);
 }
 
-/* A gnuplot that stands in for the real one: script is its body. */
-static void fake_gnuplot(const char *script)
+/* A program that stands in for the real one of that name, first on the
+ * child's PATH: script is its body. */
+static void fake_tool(const char *name, const char *script)
 {
     char dir[800], exe[900], text[1200];
     snprintf(dir, sizeof(dir), "%s/fakebin", scratch);
     mkdir(dir, 0755);
-    snprintf(exe, sizeof(exe), "%s/gnuplot", dir);
+    snprintf(exe, sizeof(exe), "%s/%s", dir, name);
     snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", script);
     write_file(exe, text);
     chmod(exe, 0755);
     static char first[800];
     snprintf(first, sizeof(first), "%s", dir);
     child_path_first = first;
+}
+
+static void fake_gnuplot(const char *script)
+{
+    fake_tool("gnuplot", script);
 }
 
 static const char *orders_args[] = {
@@ -329,6 +335,62 @@ static void defect_outputs(void)
     end("chart without levels");
 }
 
+/* ---- 10: two signals during check ------------------------------------ */
+
+/* check under a valgrind that records its arguments and waits: two
+ * SIGINTs at once leave no empty temporary folder beside --out (the
+ * second ends the process before anything is written), and valgrind is
+ * started without gdbserver, whose FIFOs in /tmp a killed valgrind never
+ * removes. The main thread may also write the interrupted document
+ * before the second signal is read: either way no ".out.part-*" stays. */
+static void defect_signals(void)
+{
+    begin("10: two signals during check");
+    char argsfile[800], marker[800], script[2000], out[700], base[800];
+    snprintf(argsfile, sizeof(argsfile), "%s/valgrind-args", scratch);
+    snprintf(marker, sizeof(marker), "%s/valgrind-started", scratch);
+    snprintf(base, sizeof(base), "%s/check-baseline.json", scratch);
+    unlink(marker);
+    /* the child's environment is pinned and has no PATH: builtins and
+     * full paths only */
+    snprintf(script, sizeof(script),
+             "if [ \"$1\" = --version ]; then echo valgrind-3.19.0; exit 0; "
+             "fi\nprintf '%%s\\n' \"$@\" > '%s'\n: > '%s'\n"
+             "exec /bin/sleep 30",
+             argsfile, marker);
+    fake_tool("valgrind", script);
+    path_in(out, sizeof(out), "out");
+    const char *args[] = {"check",    "--update-baseline", "--baseline",
+                          base,       "--out",             out,
+                          NULL};
+    const pid_t pid = start_with(workdir, args, -1, child_env, NULL);
+    for (const double t0 = now_s(); !exists(marker) && now_s() - t0 < 120;)
+        sleep_s(0.02);
+    CHECK(exists(marker));
+    /* a few milliseconds apart: two SIGINTs pending at once are one */
+    kill(pid, SIGINT);
+    sleep_s(0.005);
+    kill(pid, SIGINT);
+    result r;
+    finish_within(pid, 30.0, &r);
+    child_path_first = NULL;
+    printf("  exit %d: %s", r.status, r.err);
+    CHECK_INT(r.status, 130);
+    CHECK(!exists(base));
+    DIR *d = opendir(workdir);
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (strncmp(de->d_name, ".out.part", 9) == 0) {
+            printf("  left behind: %s\n", de->d_name);
+            CHECK(0);
+        }
+    if (d)
+        closedir(d);
+    char text[4096];
+    slurp(argsfile, text, sizeof(text));
+    CHECK_STR_HAS(text, "--vgdb=no\n");
+    end("second signal");
+}
+
 /* ---- 4, 6, 7, 8: refused at once, nothing written --------------------- */
 
 typedef struct {
@@ -399,6 +461,7 @@ int main(int argc, char **argv)
     defect_files();
     defect_outputs();
     defect_chart();
+    defect_signals();
     remove_tree(workdir);
     remove_tree(scratch);
     return check_status("test_probe_inputs");

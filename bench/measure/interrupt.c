@@ -22,6 +22,8 @@ static pthread_cond_t state_cond = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t data_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static double grace_s = INTERRUPT_GRACE_S;
+/* The folder a second signal removes when it is empty; under state_lock. */
+static char folder[4096];
 
 void interrupt_set_grace(double seconds)
 {
@@ -100,6 +102,12 @@ static void *watcher(void *arg)
         /* a second signal: now, unless a rescue is writing */
         pthread_mutex_lock(&state_lock);
         const int rescuing = state == RESCUING;
+        /* Nothing will be written into the temporary folder now, and an
+         * empty one would be left behind for good. One that holds
+         * documents already is kept as it is (rmdir refuses it): this
+         * way out writes and removes nothing else. */
+        if (!rescuing && folder[0])
+            rmdir(folder);
         pthread_mutex_unlock(&state_lock);
         if (!rescuing) {
             fprintf(stderr, "roofbench: stopped by a second signal; nothing "
@@ -132,6 +140,15 @@ int interrupt_install(interrupt_rescue rescue, void *ctx, rb_err *e)
     sigaction(SIGTERM, &sa, NULL);
     installed = 1;
     return RB_OK;
+}
+
+void interrupt_set_folder(const char *dir)
+{
+    pthread_mutex_lock(&state_lock);
+    /* A name cut short could be another folder's: none is kept then. */
+    const int fits = dir && strlen(dir) < sizeof(folder);
+    snprintf(folder, sizeof(folder), "%s", fits ? dir : "");
+    pthread_mutex_unlock(&state_lock);
 }
 
 int interrupt_requested(void)

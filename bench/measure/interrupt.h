@@ -40,6 +40,13 @@ void interrupt_set_grace(double seconds);
  * exits with the signal's status after the grace period. */
 int interrupt_install(interrupt_rescue rescue, void *ctx, rb_err *e);
 
+/* The folder this process fills under a temporary name, or NULL once it
+ * is renamed into place or removed. A second signal, which ends the
+ * process without writing, removes it when it is still empty (rmdir
+ * leaves one that holds anything), so that no empty temporary folder is
+ * left beside --out. */
+void interrupt_set_folder(const char *dir);
+
 /* 0, or the signal that asked to stop (SIGINT or SIGTERM). */
 int interrupt_requested(void);
 

@@ -487,8 +487,12 @@ int sim_run_job(const char *valgrind, const char *exe, const sim_job *job,
     char *const envp[] = {"ROOFBENCH_ISA=avx2", "OPENBLAS_CORETYPE=Haswell",
                           "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
                           "LC_ALL=C", NULL};
+    /* No gdbserver (--vgdb=no), so no FIFOs in /tmp: valgrind removes
+     * them only when it exits by itself, and an interrupt ends it with
+     * SIGKILL. */
     char *const argv[] = {"valgrind",
                           "--tool=cachegrind",
+                          "--vgdb=no",
                           "--cache-sim=yes",
                           a.a_out,
                           a.a_i1,

@@ -49,6 +49,7 @@ int session_open(session *s, const rb_machine *m, const char *command,
         json_decref(settings);
         return rc;
     }
+    interrupt_set_folder(s->folder.tmp);
     s->context = context_build(m);
     json_object_set_new(s->context, "date", json_string(iso));
     if (settings)
@@ -241,10 +242,12 @@ static int finish(session *s, const char *status, const char *error, rb_err *e)
         snprintf(msg, sizeof(msg), "%.700s; nothing was kept (lost: %.200s)",
                  e->msg, lost);
         snprintf(e->msg, sizeof(e->msg), "%s", msg);
+        interrupt_set_folder(NULL);
         runfolder_abandon(&s->folder);
         return rc;
     }
     /* a failed rename keeps the whole folder under its temporary name */
+    interrupt_set_folder(NULL);
     return runfolder_commit(&s->folder, e);
 }
 
@@ -289,6 +292,7 @@ void session_close(session *s)
 {
     /* no rescue of a session that is gone (an early error ends it) */
     interrupt_finish();
+    interrupt_set_folder(NULL);
     runfolder_abandon(&s->folder);
     json_decref(s->context);
     s->context = NULL;
