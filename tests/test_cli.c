@@ -89,6 +89,11 @@ static const cli_case cases[] = {
     {{"orders", "--help"}, 0, "usage: roofbench orders"},
     {{"orders", "--traffic", "bogus"}, 2, "--traffic 'bogus': unknown source"},
     {{"orders", "--events", "PAPI_BOGUS"}, 2, "unknown event 'PAPI_BOGUS'"},
+    {{"orders", "--events", "PAPI_TOT_CYC,,PAPI_TOT_INS"}, 2,
+     "--events 'PAPI_TOT_CYC,,PAPI_TOT_INS': empty item in the list"},
+    {{"run", "--events", "default,"}, 2, "empty item in the list"},
+    {{"orders", "--events", "default", "--traffic", "model"}, 2,
+     "only with --traffic counters"},
     {{"orders", "--events", "PAPI_TOT_CYC", "--traffic", "model"}, 2,
      "only with --traffic counters"},
     {{"orders", "--cache", "L1=48K:12"}, 2, "expected SIZE:WAYS:LINE"},
@@ -858,6 +863,32 @@ static void orders_sweep_default_grid(void)
     json_decref(doc);
 }
 
+/* --events default means in orders what it means in run: this vendor's
+ * set, each event counted or, without a PMU, unavailable with PAPI's
+ * reason (never 0). */
+static void orders_events_default(void)
+{
+    char out[600];
+    snprintf(out, sizeof(out), "%s/orders-events", ceildir);
+    const char *args[] = {"orders",     "--n",       "24",       "--kernel",
+                          "matmul_row", "--dtype",   "f64",      "--events",
+                          "default",    "--min-time", "0.001",   "--ceilings",
+                          ceilfile,     "--out",     out,        NULL};
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 0);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/orders.json", out);
+    json_t *doc = load_json(path);
+    json_t *size = json_array_get(json_object_get(doc, "sizes"), 0);
+    json_t *ctr = json_object_get(
+        json_array_get(json_object_get(size, "forms"), 0), "counters");
+    CHECK(ctr != NULL);
+    const char *why = json_string_value(json_object_get(ctr, "unavailable"));
+    CHECK(why == NULL || strlen(why) > 10);
+    json_decref(doc);
+}
+
 /* With valgrind missing from PATH, cachegrind traffic exits 2 with the
  * command that installs it and leaves nothing behind. */
 static void orders_without_valgrind(void)
@@ -878,13 +909,14 @@ static void orders_without_valgrind(void)
 /* orders end to end at a small size with every source: the same FLOPs in
  * every form, cachegrind's figures present, counters unavailable with a
  * reason (never 0) on a machine without a PMU; then a sweep of listed sizes
- * and the default grid; without valgrind, one line with the install
- * command. */
+ * and the default grid; --events default; without valgrind, one line with
+ * the install command. */
 static void test_orders(void)
 {
     orders_every_source();
     orders_sweep_listed_sizes();
     orders_sweep_default_grid();
+    orders_events_default();
     orders_without_valgrind();
 }
 

@@ -73,13 +73,9 @@ static const flag_spec orders_flags[] = {
      .off = OFF(traffic),
      .def = "model,counters",
      .help = "model, counters, cachegrind or all"},
-    {.name = "events",
-     .meta = "LIST",
-     .type = FLAG_TEXT,
-     .off = OFF(events),
-     .def_doc = "per vendor: cycles, instructions, L1D, L2 and L3 misses, "
-                "FLOPs",
-     .help = "PAPI preset or native events for counters"},
+    FLAG_EVENTS(orders_opts, events, "'default'",
+                "read by the counters source; an event that cannot be "
+                "counted here is reported unavailable"),
     {.name = "cache",
      .meta = "GEOM",
      .type = FLAG_TEXT,
@@ -296,11 +292,8 @@ static int plan_traffic(const rb_machine *m, const orders_opts *o,
     if (!rc && (p->sources & ORDERS_COUNTERS)) {
         p->timing.events = &p->ev;
         counters_probe(&p->cst);
-        rc = counters_resolve(o->events
-                                  ? o->events
-                                  : counters_default_events(
-                                        m->cpu.vendor, p->dtypes[0] == RB_F64),
-                              &p->ev, e);
+        rc = flags_events(m, o->events ? o->events : "default",
+                          p->dtypes[0] == RB_F64, &p->ev, e);
     }
     return rc;
 }

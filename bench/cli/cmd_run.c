@@ -62,14 +62,9 @@ static const flag_spec run_flags[] = {
                  "timed samples per row, at least 3"),
     FLAG_SEED(run_opts, seed),
     FLAG_QUICK(run_opts, quick, "small default problems and short samples"),
-    {.name = "events",
-     .meta = "LIST",
-     .type = FLAG_TEXT,
-     .off = OFF(events),
-     .help = "PAPI preset or native events (or 'default': cycles, "
-             "instructions, L1D, L2, L3 misses, FLOPs for this vendor), read "
-             "in one more sample per row on every thread; an event that "
-             "cannot be counted here is reported unavailable"},
+    FLAG_EVENTS(run_opts, events, NULL,
+                "read in one more sample per row on every thread; an event "
+                "that cannot be counted here is reported unavailable"),
     FLAG_CEILINGS(run_opts, ceilings,
                   "the host roofline from an earlier `roofbench ceilings` "
                   "(its ceilings.json); without it, run measures the roofs it "
@@ -158,11 +153,7 @@ static int plan_events(const rb_machine *m, const run_opts *o,
     if (!o->events)
         return RB_OK;
     const int f64_first = plan->ndtypes > 0 && plan->dtypes[0] == RB_F64;
-    const int rc =
-        counters_resolve(strcmp(o->events, "default") == 0
-                             ? counters_default_events(m->cpu.vendor, f64_first)
-                             : o->events,
-                         ev, e);
+    const int rc = flags_events(m, o->events, f64_first, ev, e);
     if (!rc)
         plan->events = ev;
     return rc;

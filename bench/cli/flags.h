@@ -131,6 +131,14 @@ int flags_start(const flag_table *t, int argc, char **argv, void *opts,
         .name = "json", .type = FLAG_SWITCH, .off = offsetof(T, f),            \
         .help = text                                                           \
     }
+#define FLAG_EVENTS(T, f, dflt, text)                                          \
+    {                                                                          \
+        .name = "events", .meta = "LIST", .type = FLAG_TEXT,                   \
+        .off = offsetof(T, f), .def_doc = dflt,                                \
+        .help = "PAPI preset or native events, or 'default' (cycles, "         \
+                "instructions, L1D, L2 and L3 misses, FLOPs for this "         \
+                "vendor), " text                                               \
+    }
 #define FLAG_PROFILES(T, f)                                                    \
     {                                                                          \
         .name = "profiles", .meta = "DIR", .type = FLAG_TEXT,                  \
@@ -158,6 +166,13 @@ int flags_kernels(const char *flag, const char *list, unsigned ops,
 /* --threads LIST (NULL: 1 and all the cores this process may use). */
 int flags_threads(const rb_machine *m, const char *list, int *out, int max,
                   int *n, rb_err *e);
+
+/* --events LIST, or "default" for this vendor's set (the FLOP event of
+ * f64 first when f64_first), checked under the list rule and resolved
+ * into ev: an unknown name is an error, an event this machine cannot
+ * count is kept as unavailable with PAPI's reason. */
+int flags_events(const rb_machine *m, const char *list, int f64_first,
+                 counters_events *ev, rb_err *e);
 
 /* --min-time S: a sample must last at least 1000 steps of this clock. */
 int flags_min_time(double seconds, rb_err *e);
