@@ -39,6 +39,7 @@ typedef struct {
     uint64_t cmin, cmax;   /* FLAG_COUNT                                */
     double rmin, rmax;     /* FLAG_REAL                                 */
     const char *unit;      /* FLAG_REAL: "seconds", or NULL             */
+    int nonempty;          /* FLAG_TEXT: an empty value is refused      */
     const char *help;
 } flag_spec;
 
@@ -144,7 +145,7 @@ int flags_start(const flag_table *t, int argc, char **argv, void *opts,
         .name = "profiles", .meta = "DIR", .type = FLAG_TEXT,                  \
         .off = offsetof(T, f),                                                 \
         .def_doc = "$ROOFBENCH_PROFILES or the source tree's profiles/",       \
-        .help = "where profiles are read"                                      \
+        .nonempty = 1, .help = "where profiles are read"                       \
     }
 
 /* Whether the flag called name was given. */

@@ -571,7 +571,9 @@ int profile_load_all(const char *dir, profile **out, size_t *n, rb_err *e)
 
 const char *profile_dir(const char *flag_value)
 {
-    if (flag_value && *flag_value)
+    /* An empty value is the caller's to refuse (the flag table does), not
+     * a way to ask for the default folder. */
+    if (flag_value)
         return flag_value;
     const char *env = getenv("ROOFBENCH_PROFILES");
     if (env && *env)

@@ -75,9 +75,9 @@ int profile_load(const char *dir, const char *id, profile *p, rb_err *e);
  * stops the listing with its error. */
 int profile_load_all(const char *dir, profile **out, size_t *n, rb_err *e);
 
-/* The folder profiles are read from: --profiles DIR when given, else
- * $ROOFBENCH_PROFILES, else the source tree's profiles/ recorded at build
- * time. */
+/* The folder profiles are read from: --profiles DIR when given (NULL:
+ * not given), else $ROOFBENCH_PROFILES when set and not empty, else the
+ * source tree's profiles/ recorded at build time. */
 const char *profile_dir(const char *flag_value);
 
 /* A link by name, or NULL. */
