@@ -317,6 +317,13 @@ static void test_reader(void)
               RB_OK);
     CHECK_INT(p.nlinks, 1);
     CHECK(p.link[0].bandwidth == 25e9 && p.link[0].peer_links == 18.0);
+    /* a display name may hold quotes: it is only written escaped */
+    CHECK_INT(parse("[chip]\nname = Apple 14\" \"M4\"\nkind = apple\n"
+                    "headline = bf16\n[peak]\nbf16 = 1e15\nbf16.source = s\n"
+                    "[memory]\nbandwidth = 2e12\nbandwidth.source = s\n",
+                    &p, &e),
+              RB_OK);
+    CHECK_STR_HAS(p.name, "14\" \"M4\"");
 
     static const struct {
         const char *text, *msg;
@@ -363,6 +370,21 @@ static void test_reader(void)
          "t.ini:14: links = '18.5': a whole number of links"},
         {GOOD "[link.ici]\nbandwidth = 1e-300\n",
          "t.ini:12: bandwidth = '1e-300': below 1e+06"},
+        /* link names are held to a profile id's characters, as --link
+         * takes them; the line is the section's */
+        {GOOD "[link.ICI;rm]\nbandwidth = 4.5e10\n",
+         "t.ini:11: [link.ICI;rm]: 'ICI;rm' is not a link name"},
+        {GOOD "[link.ici x]\n\nlinks = 4\n",
+         "t.ini:11: [link.ici x]: 'ici x' is not a link name"},
+        {GOOD "[link.a`b`]\nlinks = 4\n", "'a`b`' is not a link name"},
+        {GOOD "[link.a\"b]\nlinks = 4\n", "'a\"b' is not a link name"},
+        {GOOD "[link.-x]\nlinks = 4\n", "'-x' is not a link name"},
+        {GOOD "[link.]\nlinks = 4\n", "'' is not a link name"},
+        /* a control byte in any value, the display name's included */
+        {"[chip]\nname = T\x1b[31mX\n",
+         "t.ini:2: name: a control character (byte 0x1b) in the value"},
+        {GOOD "[peak]\nfp32 = 1e12\nfp32.source = a\tb\n",
+         "t.ini:13: fp32.source: a control character (byte 0x09)"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         CHECK_INT(parse(bad[i].text, &p, &e), RB_EINPUT);

@@ -198,6 +198,29 @@ static void defect_profiles(void)
     CHECK_INT(r.status, 0);
     end("profile numbers");
 
+    begin("5: a link name that is not a name");
+    path_in(dir, sizeof(dir), "p");
+    mkdir(dir, 0755);
+    snprintf(ini, sizeof(ini), "%s/t.ini", dir);
+    snprintf(text, sizeof(text),
+             PROFILE_GOOD "[link.a\"b]\nbandwidth = 1e10\nbandwidth.source "
+                          "= s\nlinks = 1\nlinks.source = s\n",
+             "1e15");
+    write_file(ini, text);
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "t.ini:11: [link.a\"b]: 'a\"b' is not a link name");
+    const char *model[] = {"model",   "bp,pm->bm", "b=1",     "p=8",
+                           "m=1",     "--shard",   "p:2",     "--link",
+                           "a\"b",    "--profile", "t",       "--profiles",
+                           dir,       NULL};
+    run(workdir, model, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "is not a link name");
+    const char *nl = strchr(r.err, '\n');
+    CHECK(nl != NULL && nl[1] == '\0');
+    end("link name");
+
     begin("9: a FIFO and a dangling link in the profiles folder");
     path_in(dir, sizeof(dir), "p");
     mkdir(dir, 0755);

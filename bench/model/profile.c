@@ -187,6 +187,23 @@ static int parse_number(reader *r, const char *key, const char *v,
     return 1;
 }
 
+/* A link's name is typed after --link and printed in tables, as a
+ * profile's id is, so it is held to the same characters: lowercase
+ * letters, digits, '-' and '_' ('.' would read as a further level of the
+ * section), starting with a letter or digit so that it never looks like a
+ * flag. */
+static int valid_link_name(const char *name, size_t maxlen)
+{
+    if (*name == '\0' || strlen(name) > maxlen || *name == '-' ||
+        *name == '_')
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_'))
+            return 0;
+    return 1;
+}
+
 static int link_index(reader *r, const char *section)
 {
     const char *name = section + 5;
@@ -196,10 +213,12 @@ static int link_index(reader *r, const char *section)
     if (r->p->nlinks == PROFILE_MAX_LINKS)
         return fail_at(r, r->line, "more than %d links", PROFILE_MAX_LINKS) -
                1;
-    if (*name == '\0' || strlen(name) >= sizeof(r->p->link[0].name))
-        return fail_at(r, r->line, "[%s]: a link needs a short name, as in "
-                                   "[link.ici]",
-                       section) -
+    const size_t maxlen = sizeof(r->p->link[0].name) - 1;
+    if (!valid_link_name(name, maxlen))
+        return fail_at(r, r->header_line,
+                       "[%s]: '%s' is not a link name (lowercase letters, "
+                       "digits, '-' and '_', at most %zu, as in [link.ici])",
+                       section, name, maxlen) -
                1;
     const int i = r->p->nlinks++;
     snprintf(r->p->link[i].name, sizeof(r->p->link[i].name), "%s", name);
@@ -320,6 +339,17 @@ static int handle(void *user, const char *section, const char *key,
     reader *r = user;
     if (r->first_error)
         return 0;
+    /* Every value is text someone typed (the line ends at a newline): a
+     * control byte, a tab or an escape, is an editing accident, and the
+     * free-text fields (the chip's name, its sources) would carry it into
+     * the documents. Quotes stay allowed: those fields are only written
+     * through the JSON, CSV and HTML escapers, and charts label by id. */
+    for (const char *c = value; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return fail_at(r, r->line,
+                           "%s: a control character (byte 0x%02x) in the "
+                           "value",
+                           key, (unsigned)(unsigned char)*c);
     const int is_link = strncmp(section, "link.", 5) == 0;
     int li = -1;
     if (is_link && (li = link_index(r, section)) < 0)
