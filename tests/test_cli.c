@@ -35,6 +35,8 @@ static const cli_case cases[] = {
     {{"ceilings", "--w", "256"}, 2, "unknown option '--w'"},
     {{"run", "--he"}, 2, "unknown option '--he'"},
     {{"run", "--quick", "--kern", "dot"}, 2, "unknown option '--kern'"},
+    {{"run", "--quick", "--kern"}, 2, "unknown option '--kern'"},
+    {{"run", "--quick", "-xy"}, 2, "unknown option '-xy'"},
     {{"run", "--kernel"}, 2, "needs a value"},
     {{"run", "extra"}, 2, "unexpected argument 'extra'"},
     {{"run", "--kernel", "nope"}, 2, "--kernel 'nope': unknown kernel"},
@@ -659,6 +661,12 @@ static void test_model(void)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "--ceilings: it gives the host's roofline; "
                          "--profile 'tpu-v5e' has no host");
+    nohost[5] = "--dtype";
+    nohost[6] = "fp32";
+    run(workdir, nohost, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, "; the default --profile 'tpu-v5e,h100-sxm' has no "
+                         "host");
     CHECK_INT(count_entries(workdir), 0);
     /* sweep draws the host (its default --profile) from the file: the
      * line names the file, not a flag the user never gave */
@@ -668,7 +676,8 @@ static void test_model(void)
     CHECK_INT(r.status, 2);
     CHECK_STR_HAS(r.err, "--ceilings '");
     CHECK_STR_HAS(r.err, "no DRAM plateau");
-    CHECK_STR_HAS(r.err, "(--profile host, the default among others");
+    CHECK_STR_HAS(r.err, "(the default --profile, host among others, "
+                         "draws the host from it)");
     CHECK_INT(count_entries(workdir), 0);
 
     /* the same measurement with a DRAM plateau of 25 GB/s added */

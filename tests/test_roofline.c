@@ -275,6 +275,8 @@ static void test_from_doc(void)
         {"status", "5", "did not complete (status not text)"},
         {"levels.1.name", "\"L1\"",
          "roofline[0].roofs[0].levels[1]: level L1 after L1"},
+        {"levels.2.name", "\"L1\"",
+         "roofline[0].roofs[0].levels[2]: level L1 after L2"},
         {"levels.1.starts_bytes", "16384",
          "roofline[0].roofs[0].levels[1]: level L2 after L1: the levels of "
          "a roof are the plateaus from the smallest working set up"},

@@ -278,6 +278,46 @@ static void test_csv(void)
     free(text);
 }
 
+/* csv_check reads back what the writer makes: a record of quoted fields
+ * (a comma, doubled quotes, a line break inside) is as wide as the
+ * header; one field fewer or more, a record cut short inside its quotes
+ * or with no newline, and another header are each refused, naming the
+ * line. */
+static void test_csv_check(void)
+{
+    csv c = {0};
+    csv_header(&c, "a,b,c");
+    csv_str(&c, "x,y");
+    csv_str(&c, "say \"hi\"");
+    csv_str(&c, "two\nlines");
+    csv_end(&c);
+    csv_int(&c, 1);
+    csv_empty(&c);
+    csv_empty(&c);
+    csv_end(&c);
+    char *text = sb_take(&c.sb);
+    CHECK(text != NULL);
+    const size_t len = text ? strlen(text) : 0;
+    rb_err e;
+    CHECK_INT(csv_check(text, len, "a,b,c", "t.csv", &e), RB_OK);
+    /* a record after one that holds a line break starts a line later */
+    const char *wide = "a,b,c\n\"x,y\",\"q\"\"\",\"1\n2\"\n1,2,3,4\n";
+    CHECK_INT(csv_check(wide, strlen(wide), "a,b,c", "t.csv", &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "t.csv: line 4 has 4 fields, not the header's 3");
+    const char *narrow = "a,b,c\n\"x,y\",2\n";
+    CHECK_INT(csv_check(narrow, strlen(narrow), "a,b,c", "t.csv", &e),
+              RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "line 2 has 2 fields");
+    const char *open = "a,b,c\n1,\"2,3\n";
+    CHECK_INT(csv_check(open, strlen(open), "a,b,c", "t.csv", &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "line 2 is cut short");
+    CHECK_INT(csv_check(text, len - 1, "a,b,c", "t.csv", &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "t.csv: line 4 is cut short");
+    CHECK_INT(csv_check(text, len, "a,b,d", "t.csv", &e), RB_EINPUT);
+    CHECK_STR_HAS(e.msg, "line 1 is not the header this build writes");
+    free(text);
+}
+
 static void test_escape(void)
 {
     char out[64];
@@ -513,6 +553,7 @@ int main(void)
     test_pin_synthetic();
     test_lists();
     test_csv();
+    test_csv_check();
     test_escape();
     test_jdoc();
     test_runfolder();

@@ -102,9 +102,13 @@ int csv_check(const char *text, size_t len, const char *header,
               const char *shown, rb_err *e)
 {
     const size_t hl = strlen(header);
+    /* the charts take columns by position: another version's columns
+     * would be drawn as the wrong figures */
     if (len <= hl || memcmp(text, header, hl) != 0 || text[hl] != '\n')
         return rb_fail(e, RB_EINPUT,
-                       "%s: line 1 is not the header this build writes (%s)",
+                       "%s: line 1 is not the header this build writes, "
+                       "'%.40s...' (a file of another roofbench version, "
+                       "whose charts this one cannot draw)",
                        shown, header);
     const char *end = text + len, *p = text;
     size_t line = 1;

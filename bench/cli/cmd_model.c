@@ -458,8 +458,9 @@ static int host_profile(const rb_machine *m, const model_opts *o, profile *p,
     return rc;
 }
 
-static int load_profiles(const rb_machine *m, const model_opts *o, profile *out,
-                         int *n, rb_err *e)
+static int load_profiles(const rb_machine *m, const model_opts *o,
+                         const flag_seen *seen, profile *out, int *n,
+                         rb_err *e)
 {
     char buf[1024], *items[STUDY_MAX_PROFILES];
     const int k = parse_list("--profile", o->profile, buf, sizeof(buf), items,
@@ -470,16 +471,16 @@ static int load_profiles(const rb_machine *m, const model_opts *o, profile *out,
     int host = 0;
     for (int i = 0; i < k; i++)
         host |= strcmp(items[i], "host") == 0;
-    if (o->network && !host)
-        return rb_fail(e, RB_EINPUT,
-                       "--network: it gives the host's links; --profile '%s' "
-                       "has no host",
-                       o->profile);
     /* a flag that would change nothing was meant to change something */
-    if (o->ceilings && !host)
-        return rb_fail(e, RB_EINPUT,
-                       "--ceilings: it gives the host's roofline; --profile "
-                       "'%s' has no host",
+    const char *which = o->network ? "--network: it gives the host's links"
+                        : o->ceilings
+                            ? "--ceilings: it gives the host's roofline"
+                            : NULL;
+    if (which && !host)
+        return rb_fail(e, RB_EINPUT, "%s; %s--profile '%s' has no host", which,
+                       flags_given(&model_table, seen, "profile")
+                           ? ""
+                           : "the default ",
                        o->profile);
     for (int i = 0; i < k; i++) {
         const int rc = strcmp(items[i], "host") == 0
@@ -536,7 +537,7 @@ static int make_study(const rb_machine *m, const model_opts *o,
     if (!rc)
         rc = read_dtypes(o->dtype, dts, &ndts, e);
     if (!rc)
-        rc = load_profiles(m, o, profs, &nprofs, e);
+        rc = load_profiles(m, o, seen, profs, &nprofs, e);
     if (!rc)
         rc = study_targets(s, profs, nprofs, dts, ndts, o->link, e);
     if (!rc)

@@ -423,9 +423,9 @@ static int load_profiles(const sweep_opts *o, profile *out, int *n,
 
 /* --profile host: the measured roofline as a profile; one that cannot be
  * is the fault of the file it came from, where one was given (host is in
- * --profile by default, so the user may never have named it). */
-static int host_profile(const roofline *roof, const char *file, profile *p,
-                        rb_err *e)
+ * --profile by default: given says whether the user named it). */
+static int host_profile(const roofline *roof, const char *file, int given,
+                        profile *p, rb_err *e)
 {
     rb_err why;
     if (roofline_to_profile(roof, SWEEP_HOST_MIX, p, &why) == RB_OK)
@@ -435,9 +435,10 @@ static int host_profile(const roofline *roof, const char *file, profile *p,
     char shown[512];
     text_escape(file, shown, sizeof(shown));
     return rb_fail(e, RB_EINPUT,
-                   "--ceilings '%s': %s (--profile host, the default among "
-                   "others, draws the host from it)",
-                   shown, why.msg);
+                   "--ceilings '%s': %s (%s draws the host from it)", shown,
+                   why.msg,
+                   given ? "--profile host"
+                         : "the default --profile, host among others,");
 }
 
 static json_t *settings_json(const sweep_plan *plan, const sweep_opts *o,
@@ -536,8 +537,8 @@ static int measure(const rb_machine *m, sweep_state *st, const sweep_opts *o,
     if (!rc && !interrupted)
         rc = size_levels(m, &st->roof.roof, &st->plan, e);
     if (!rc && !interrupted && st->host_profile >= 0 && !o->ceilings)
-        rc = host_profile(&st->roof.roof, NULL, &st->profiles[st->host_profile],
-                          e);
+        rc = host_profile(&st->roof.roof, NULL, 1,
+                          &st->profiles[st->host_profile], e);
     rb_err run_err = {""};
     int run_rc = RB_OK;
     if (!rc && !interrupted)
@@ -570,6 +571,7 @@ static int sweep_main(const rb_machine *m, const void *opts,
                          : sweep_check_plan(&st->plan, host_mem_available(), e);
     if (!rc && o->ceilings && st->host_profile >= 0)
         rc = host_profile(&st->roof.roof, o->ceilings,
+                          flags_given(&sweep_table, seen, "profile"),
                           &st->profiles[st->host_profile], e);
     if (!rc)
         rc = openblas_best(o, seen, m, e);

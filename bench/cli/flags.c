@@ -82,18 +82,35 @@ static int defaults(const flag_table *t, const flag_seen *seen, void *opts,
     return RB_OK;
 }
 
-/* Whether the element arg, which getopt_long took for the long option
- * name, spells the name out: getopt_long also takes any unambiguous
- * prefix of one (--thr for --threads), and a prefix that picks one flag in
- * a command may pick another in the next (--w: --width in ceilings,
- * --weights in sweep), against one flag meaning one thing everywhere.
- * "-h" is the one short option. */
+/* Whether the element arg ("--name" or "--name=value") spells name out:
+ * getopt_long also takes any unambiguous prefix of a long option (--thr
+ * for --threads), and a prefix that picks one flag in a command may pick
+ * another in the next (--w: --width in ceilings, --weights in sweep),
+ * against one flag meaning one thing everywhere. */
 static int spelled_out(const char *arg, const char *name)
 {
-    if (strncmp(arg, "--", 2) != 0)
-        return 1;
     const size_t n = strcspn(arg + 2, "=");
     return n == strlen(name) && strncmp(arg + 2, name, n) == 0;
+}
+
+/* What getopt_long returned for the element arg, where it is no flag of
+ * t to store: an option it did not know, a prefix of one (with a value or
+ * none), or a flag given no value. RB_OK for the rest. */
+static int refused(const flag_table *t, int c, const char *arg, rb_err *e)
+{
+    const int known = c == 'h'   ? spelled_out(arg, "help")
+                      : c >= 256 ? spelled_out(arg, t->flags[c - 256].name)
+                      : c == ':' ? find(t, arg + 2) >= 0
+                                 : c == 1;
+    if (!known)
+        return rb_fail(e, RB_EINPUT,
+                       "%s: unknown option '%.*s' (flags are written out in "
+                       "full: see roofbench %s --help)",
+                       t->command, (int)strcspn(arg, "="), arg, t->command);
+    if (c == ':')
+        return rb_fail(e, RB_EINPUT, "%s: option '%s' needs a value",
+                       t->command, arg);
+    return RB_OK;
 }
 
 int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
@@ -120,13 +137,8 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
          * moved optind past it as well) */
         const char *const arg = argv[at];
         at = optind;
-        if ((c == 'h' && !spelled_out(arg, "help")) ||
-            (c >= 256 && !spelled_out(arg, t->flags[c - 256].name)))
-            return rb_fail(e, RB_EINPUT,
-                           "%s: unknown option '%.*s' (flags are written "
-                           "out in full: see roofbench %s --help)",
-                           t->command, (int)strcspn(arg, "="), arg,
-                           t->command);
+        if (refused(t, c, arg, e))
+            return RB_EINPUT;
         if (c == 'h') {
             *help = 1;
             flags_help(t, stdout);
@@ -140,13 +152,6 @@ int flags_parse(const flag_table *t, int argc, char **argv, void *opts,
                 seen->pos[seen->npos++] = optarg;
             continue;
         }
-        if (c == ':')
-            return rb_fail(e, RB_EINPUT, "%s: option '%s' needs a value",
-                           t->command, argv[optind - 1]);
-        if (c < 256)
-            return rb_fail(e, RB_EINPUT,
-                           "%s: unknown option '%s' (see roofbench %s --help)",
-                           t->command, argv[optind - 1], t->command);
         const int i = c - 256;
         if ((seen->given >> i) & 1)
             return rb_fail(e, RB_EINPUT, "%s: --%s given twice", t->command,

@@ -114,14 +114,18 @@ static int read_curve(reader *rd, const json_t *curve, const char *at,
     return RB_OK;
 }
 
-/* Whether plateau l comes after plateau prev as the detector finds them:
- * it starts where prev has ended or later, so neither a level twice nor
- * levels out of order (whose names the bound would then look up in the
- * wrong place). */
-static int level_follows(const roof_level *prev, const roof_level *l)
+/* Whether level n of b comes after those before it as the detector finds
+ * plateaus: it starts where the one before ends or later, under a name
+ * none of them has, so neither a level twice nor levels out of order
+ * (roof_bw_level would find the first of two, and the bound look sizes up
+ * in the wrong place). */
+static int level_follows(const roof_bw *b, size_t n)
 {
-    return l->starts_bytes >= prev->ends_bytes &&
-           strcmp(l->name, prev->name) != 0;
+    const roof_level *l = &b->levels[n];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(l->name, b->levels[i].name) == 0)
+            return 0;
+    return n == 0 || l->starts_bytes >= b->levels[n - 1].ends_bytes;
 }
 
 /* One entry of a team's "roofs": its mix (once each), levels and curve. */
@@ -153,8 +157,7 @@ static int read_roof(reader *rd, const json_t *roof, int ti, size_t ri,
         const int rc = read_level(rd, lv, field, &b->levels[b->nlevels]);
         if (rc)
             return rc;
-        if (b->nlevels > 0 && !level_follows(&b->levels[b->nlevels - 1],
-                                             &b->levels[b->nlevels]))
+        if (!level_follows(b, b->nlevels))
             return rb_fail(rd->e, RB_EINPUT,
                            "%s: %s: level %s after %s: the levels of a roof "
                            "are the plateaus from the smallest working set "

@@ -68,8 +68,8 @@ const roof_level *roof_bw_level(const roof_bw *b, const char *name);
 const roof_bw *roof_team_bw(const roof_team *t, rb_access mix);
 
 /* From a ceilings document: its schema, version and status (complete),
- * and each team checked (each roof's levels in order, once each); errors start with what and name the field, as
- * "roofline[0].levels[1].gbs". */
+ * and each team checked (each roof's levels in order, once each); errors
+ * start with what and name the field, as "roofline[0].levels[1].gbs". */
 int roofline_from_doc(const json_t *doc, const char *what, roofline *r,
                       rb_err *e);
 

@@ -98,8 +98,8 @@ static int row_key(const cmp_doc *d, json_t *j, size_t i, cmp_row *r,
 
 /* The longest sample a document may hold, in seconds per call: no call
  * the suite times takes a day, so a longer one is a damaged or edited
- * document, and refusing it keeps every sum and product of samples and
- * roofs far from overflowing to infinity. */
+ * document (the rank test itself stays finite for any positive sample:
+ * stat_of sums logs). */
 static const double sample_max_s = 86400.0;
 
 /* Why sample q (x, or v when not a number) is refused, into what. */
