@@ -30,6 +30,13 @@ static const cli_case cases[] = {
     {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
     /* a prefix of a flag is no flag (getopt_long alone would take it),
      * with its value attached or apart, and of --help too */
+    /* an empty file name is no file, not the flag left out */
+    {{"run", "--ceilings", ""}, 2, "--ceilings: a value is required"},
+    {{"check", "--baseline", ""}, 2, "--baseline: a value is required"},
+    {{"model", "bp,pm->bm", "b=1", "--file", ""}, 2,
+     "--file: a value is required"},
+    {{"model", "bp,pm->bm", "b=1", "--network="}, 2,
+     "--network: a value is required"},
     {{"sweep", "--thr", "1"}, 2, "unknown option '--thr' (flags are written"},
     {{"sweep", "--bat=1:2"}, 2, "unknown option '--bat'"},
     {{"ceilings", "--w", "256"}, 2, "unknown option '--w'"},

@@ -31,7 +31,7 @@ typedef struct {
 
 static const flag_spec check_flags[] = {
     {.name = "baseline", .meta = "FILE", .type = FLAG_TEXT,
-     .off = offsetof(check_opts, baseline),
+     .off = offsetof(check_opts, baseline), .nonempty = 1,
      .def_doc = "results/baselines/check.json of the source tree",
      .help = "the check document to compare with"},
     {.name = "update-baseline", .type = FLAG_SWITCH,

@@ -67,6 +67,7 @@ static const flag_spec model_flags[] = {
      .meta = "FILE",
      .type = FLAG_TEXT,
      .off = OFF(file),
+     .nonempty = 1,
      .help = "one SPEC [SIZE...] per line (# comments), billed with a total; "
              "SIZEs on the command line apply to every line that does not "
              "give its own"},
@@ -77,6 +78,7 @@ static const flag_spec model_flags[] = {
      .meta = "RUN",
      .type = FLAG_TEXT,
      .off = OFF(network),
+     .nonempty = 1,
      .help = "a `roofbench network` run (its folder or network.json): "
              "--profile host becomes one rank of it (the 1-thread roofs, "
              "from the run's ceilings.json unless --ceilings) with the links "

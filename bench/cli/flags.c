@@ -41,8 +41,8 @@ static int store(const flag_spec *f, const char *value, void *opts, rb_err *e)
         *(int *)dst = value != NULL;
         return RB_OK;
     case FLAG_TEXT:
-        /* An empty folder name must not read as the flag left out, which
-         * falls back to a default the user did not ask for. */
+        /* An empty file or folder name must not read as the flag left
+         * out, which falls back to a default the user did not ask for. */
         if (value && f->nonempty && *value == '\0')
             return rb_fail(e, RB_EINPUT, "%s: a value is required", flag);
         *(const char **)dst = value;

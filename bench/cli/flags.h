@@ -119,7 +119,7 @@ int flags_start(const flag_table *t, int argc, char **argv, void *opts,
 #define FLAG_CEILINGS(T, f, text)                                              \
     {                                                                          \
         .name = "ceilings", .meta = "FILE", .type = FLAG_TEXT,                 \
-        .off = offsetof(T, f), .help = text                                    \
+        .off = offsetof(T, f), .nonempty = 1, .help = text                     \
     }
 #define FLAG_OUT(T, f)                                                         \
     {                                                                          \
