@@ -38,8 +38,13 @@ shown = ""
 hosted = ""
 probed = ""
 circled = ""
+knees = 0
 # the table plots need a valid range even where a file has no rows (a
-# single B makes no knees); each panel sets its own below
+# single B makes no knees); each panel sets its own below. gnuplot 5.4
+# runs an iteration over 1:0 once, so a sweep with no knees draws its
+# circles from sweep.csv instead, whose rows then match no panel (column
+# 3 there is M, never a dtype): a file of rows that all miss is drawn
+# without the warning that a file of no rows gets
 set xrange [0:2]
 set yrange [0:2]
 set table $discard
@@ -54,8 +59,11 @@ plot "sweep-roofs.csv" skip 1 using \
         hosted = strcol(1) eq "host" ? add_word(hosted, strcol(2) . ":" . sprintf("%d", $3) . ":" . strcol(4)) : hosted, \
         probed = strcol(1) eq "probe" ? add_word(probed, strcol(2) . ":" . sprintf("%d", $3) . ":" . strcol(4)) : probed, \
         1):(1) with points
-plot "sweep-knees.csv" skip 1 using \
-       (circled = valid(5) && !(valid(10) && $10 == 1) ? add_word(circled, strcol(3) . ":" . sprintf("%d", $4)) : circled, \
+# (its header row read too, as a point of no knee: a file with no row
+# after it, a single B's, would otherwise make gnuplot warn)
+plot "sweep-knees.csv" using \
+       (knees = knees + valid(5), \
+        circled = valid(5) && !(valid(10) && $10 == 1) ? add_word(circled, strcol(3) . ":" . sprintf("%d", $4)) : circled, \
         1):(1) with points
 unset table
 before(s, c) = s[1:strstrt(s, c) - 1]
@@ -106,7 +114,7 @@ do for [fmt in "png svg"] {
            using ((strcol(5) eq dt && $6 == th && strcol(4) . "@" . strcol(1) eq word(curves, ci)) ? $7 : NaN):17:18:17 \
            with yerrorlines pointtype 7 pointsize 0.9 linewidth 1.5 linecolor rgb (colour(ci)) \
            title (in_list(shown, panel . ":" . word(curves, ci)) ? label(before(word(curves, ci), "@")) . ", " . after(word(curves, ci), "@") . " weights" : ""), \
-         for [ci = 1:words(curves)] "sweep-knees.csv" skip 1 \
+         for [ci = 1:words(curves)] (knees > 0 ? "sweep-knees.csv" : "sweep.csv") skip 1 \
            using ((strcol(3) eq dt && $4 == th && strcol(2) . "@" . strcol(1) eq word(curves, ci) && !(valid(10) && $10 == 1)) ? $5 : NaN):6 \
            with points pointtype 6 pointsize 2.6 linewidth 2 linecolor rgb (colour(ci)) \
            title (ci == 1 && in_list(circled, panel) ? "50% knees (open circles)" : "")

@@ -1236,7 +1236,8 @@ static int sweep_svg(const char *out, const result *r, char *svg, size_t len)
 /* The chart's key names only what its panel draws: a sweep of batched
  * alone runs no streaming probe and marks no knee (batched starts past
  * half its plateau); a sweep of one B has no knee at all (and its chart
- * is still drawn: gnuplot stopped on the empty knee file once). */
+ * is still drawn, with no warning: gnuplot stopped on the empty knee file
+ * once, and warned of it after that). */
 static void sweep_legend(void)
 {
     char out[700];
@@ -1266,6 +1267,12 @@ static void sweep_legend(void)
         CHECK_STR_HAS(svg, "blocked, given weights");
         CHECK_STR_HAS(svg, "streaming probe, given weights");
         CHECK(strstr(svg, "50% knees") == NULL);
+        /* nor did it warn of the knee file with no rows (plot.log holds
+         * gnuplot's warnings) */
+        char log[4096], path[760];
+        snprintf(path, sizeof(path), "%s/plot.log", out);
+        slurp(path, log, sizeof(log));
+        CHECK(strstr(log, "no valid points") == NULL);
     }
 }
 
