@@ -336,11 +336,6 @@ int flags_threads(const rb_machine *m, const char *list, int *out, int max,
 int flags_events(const rb_machine *m, const char *list, int f64_first,
                  counters_events *ev, rb_err *e)
 {
-    /* The list rule first: counters_resolve passes over an empty item. */
-    char buf[2048], *items[COUNTERS_MAX];
-    if (parse_list("--events", list, buf, sizeof(buf), items, COUNTERS_MAX,
-                   e) < 0)
-        return RB_EINPUT;
     const int dflt = strcmp(list, "default") == 0;
     return counters_resolve(
         dflt ? counters_default_events(m->cpu.vendor, f64_first) : list, ev,

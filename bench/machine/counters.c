@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse.h"
+
 static int try_event(const char *name, counters_status *st)
 {
     int set = PAPI_NULL, code = 0, rc;
@@ -163,25 +165,20 @@ static counter_kind kind_of(const char *name)
 int counters_resolve(const char *list, counters_events *ev, rb_err *e)
 {
     memset(ev, 0, sizeof(*ev));
+    /* the list rule of every flag: no empty item, none twice */
+    char buf[2048], *items[COUNTERS_MAX + 1];
+    const int n = parse_list("--events", list, buf, sizeof(buf), items,
+                             COUNTERS_MAX + 1, e);
+    if (n < 0)
+        return RB_EINPUT;
+    if (n > COUNTERS_MAX)
+        return rb_fail(e, RB_EINPUT, "--events: more than %d events",
+                       COUNTERS_MAX);
     int rc = library_ready(e);
     if (rc)
         return rc;
-    char buf[2048];
-    if (strlen(list) >= sizeof(buf))
-        return rb_fail(e, RB_EINPUT, "--events: list too long");
-    snprintf(buf, sizeof(buf), "%s", list);
-    char *save = NULL;
-    for (char *name = strtok_r(buf, ",", &save); name;
-         name = strtok_r(NULL, ",", &save)) {
-        if (*name == '\0')
-            continue;
-        if (ev->n == COUNTERS_MAX)
-            return rb_fail(e, RB_EINPUT, "--events: more than %d events",
-                           COUNTERS_MAX);
-        for (int i = 0; i < ev->n; i++)
-            if (strcmp(ev->name[i], name) == 0)
-                return rb_fail(e, RB_EINPUT, "--events: '%s' given twice",
-                               name);
+    for (int k = 0; k < n; k++) {
+        const char *const name = items[k];
         int code = 0;
         const int r = PAPI_event_name_to_code(name, &code);
         if (r != PAPI_OK)
@@ -194,8 +191,6 @@ int counters_resolve(const char *list, counters_events *ev, rb_err *e)
         ev->code[i] = code;
         ev->kind[i] = kind_of(name);
     }
-    if (ev->n == 0)
-        return rb_fail(e, RB_EINPUT, "--events: no event named");
     /* one by one into a test set: what cannot join, or cannot start and
      * stop with the others, is unavailable here */
     int set = PAPI_NULL;

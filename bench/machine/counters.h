@@ -55,7 +55,8 @@ typedef struct {
  * which count an FMA as 2). */
 const char *counters_default_events(const char *vendor, int f64);
 
-/* Resolves a comma-separated list of preset (PAPI_*) and native names.
+/* Resolves a comma-separated list of preset (PAPI_*) and native names,
+ * under every flag's list rule (parse_list: no empty item, none twice).
  * A name PAPI does not know is an error naming it (RB_EINPUT). Each known
  * event is then added, one by one, to a test event set on the calling
  * thread: one that cannot be added or started is kept as unavailable, with

@@ -187,21 +187,28 @@ static int parse_number(reader *r, const char *key, const char *v,
     return 1;
 }
 
-/* A link's name is typed after --link and printed in tables, as a
- * profile's id is, so it is held to the same characters: lowercase
- * letters, digits, '-' and '_' ('.' would read as a further level of the
- * section), starting with a letter or digit so that it never looks like a
- * flag. */
-static int valid_link_name(const char *name, size_t maxlen)
+/* Whether s is 1 to maxlen lowercase letters, digits and characters of
+ * extra: the names typed on the command line and printed in tables (a
+ * profile's id, a link's). */
+static int lower_name(const char *s, size_t maxlen, const char *extra)
 {
-    if (*name == '\0' || strlen(name) > maxlen || *name == '-' ||
-        *name == '_')
+    if (*s == '\0' || strlen(s) > maxlen)
         return 0;
-    for (const char *c = name; *c; c++)
+    for (const char *c = s; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_'))
+              strchr(extra, *c)))
             return 0;
     return 1;
+}
+
+/* A link's name is typed after --link and printed in tables, as a
+ * profile's id is, so it is held to the same characters but '.' (which
+ * would read as a further level of the section), starting with a letter
+ * or digit so that it never looks like a flag. */
+static int valid_link_name(const char *name, size_t maxlen)
+{
+    return lower_name(name, maxlen, "-_") && name[0] != '-' &&
+           name[0] != '_';
 }
 
 static int link_index(reader *r, const char *section)
@@ -506,13 +513,7 @@ static int read_text(const char *path, char **out, rb_err *e)
 
 static int valid_id(const char *id)
 {
-    if (*id == '\0' || strlen(id) >= 64)
-        return 0;
-    for (const char *c = id; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_' || *c == '.'))
-            return 0;
-    return id[0] != '.';
+    return lower_name(id, 63, "-_.") && id[0] != '.';
 }
 
 static int load_file(const char *path, const char *id, profile *p,

@@ -287,7 +287,7 @@ static int teams_fit(const roofline *r, int ncpus, const char *shown,
                            "threads, this machine has %d CPU%s: measured on "
                            "another machine",
                            shown, i, r->teams[i].threads, ncpus,
-                           ncpus == 1 ? "" : "s");
+                           rb_plural(ncpus));
     return RB_OK;
 }
 

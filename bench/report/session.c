@@ -236,18 +236,19 @@ static int finish(session *s, const char *status, const char *error, rb_err *e)
                                  sizeof(lost), e)
                       : rb_fail(e, RB_EINPUT, "no document to write");
     interrupt_unlock();
+    /* the folder is abandoned or committed below: a second signal leaves
+     * it to that */
+    interrupt_set_folder(NULL);
     if (rc) {
         /* a document could not be written (a full disk): no half folder */
         char msg[sizeof(e->msg)];
         snprintf(msg, sizeof(msg), "%.700s; nothing was kept (lost: %.200s)",
                  e->msg, lost);
         snprintf(e->msg, sizeof(e->msg), "%s", msg);
-        interrupt_set_folder(NULL);
         runfolder_abandon(&s->folder);
         return rc;
     }
     /* a failed rename keeps the whole folder under its temporary name */
-    interrupt_set_folder(NULL);
     return runfolder_commit(&s->folder, e);
 }
 
