@@ -1,19 +1,22 @@
 /* Small modules: value and list parsing, statistics, thread shares,
  * placement on synthetic topologies and within the allowed CPUs, the run
  * folder (complete or absent), CSV quoting, escaping, checked JSON, the
- * pool's barrier. */
+ * pool's barrier, a signal before any rescue is installed. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "csv.h"
 #include "harness.h"
+#include "interrupt.h"
 #include "jdoc.h"
 #include "parse.h"
 #include "pin.h"
@@ -545,6 +548,61 @@ static void test_pool_barrier(void)
     alarm(0);
 }
 
+/* A signal that comes while no rescue is installed (a session between
+ * creating its temporary folder and installing its rescue): the process
+ * exits with the signal's status and removes that folder when it is empty,
+ * keeping one that holds a file. In a child, which the signal ends. */
+static int signalled_child(const char *dir, int with_file)
+{
+    const pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        rb_err e;
+        interrupt_set_grace(0.01);
+        if (interrupt_install(NULL, NULL, &e) || mkdir(dir, 0700) != 0)
+            _exit(3);
+        if (with_file) {
+            char f[600];
+            snprintf(f, sizeof(f), "%s/kept", dir);
+            FILE *fp = fopen(f, "w");
+            if (!fp)
+                _exit(3);
+            fclose(fp);
+        }
+        interrupt_set_folder(dir);
+        raise(SIGINT);
+        for (int i = 0; i < 500; i++) /* the watcher ends it */
+            usleep(10000);
+        _exit(4);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+static void test_signal_before_rescue(void)
+{
+    char base[] = "/tmp/rb-units-XXXXXX";
+    if (!mkdtemp(base)) {
+        CHECK(0);
+        return;
+    }
+    char empty[600], full[600], f[700];
+    snprintf(empty, sizeof(empty), "%s/empty.part", base);
+    snprintf(full, sizeof(full), "%s/full.part", base);
+    struct stat st;
+    CHECK_INT(signalled_child(empty, 0), 130);
+    CHECK(stat(empty, &st) != 0);
+    CHECK_INT(signalled_child(full, 1), 130);
+    CHECK(stat(full, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(f, sizeof(f), "%s/kept", full);
+    CHECK(unlink(f) == 0);
+    CHECK(rmdir(full) == 0);
+    CHECK(rmdir(base) == 0);
+}
+
 int main(void)
 {
     test_parse();
@@ -559,5 +617,6 @@ int main(void)
     test_runfolder();
     test_pin_allowed();
     test_pool_barrier();
+    test_signal_before_rescue();
     return check_status("test_units");
 }

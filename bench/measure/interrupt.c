@@ -80,10 +80,19 @@ static void first_signal(int sig)
     pthread_mutex_unlock(&state_lock);
     pthread_mutex_lock(&data_lock);
     int status = interrupt_exit_status(sig);
-    if (rescue_fn)
+    if (rescue_fn) {
         status = rescue_fn(rescue_ctx, sig);
-    else
+    } else {
+        /* No rescue yet (a session between creating its temporary folder
+         * and installing one): nothing was written there, and the empty
+         * folder would be left behind for good; rmdir keeps one that is
+         * not empty. */
+        pthread_mutex_lock(&state_lock);
+        if (folder[0])
+            rmdir(folder);
+        pthread_mutex_unlock(&state_lock);
         fprintf(stderr, "roofbench: interrupted\n");
+    }
     fflush(stderr);
     _exit(status);
 }

@@ -44,7 +44,12 @@ int session_open(session *s, const rb_machine *m, const char *command,
     s->command = command;
     char iso[32], stamp[32];
     runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
-    int rc = runfolder_open(&s->folder, SESSION_ROOT, out, m->host, stamp, e);
+    /* The signals are caught before the temporary folder exists: one that
+     * comes before the rescue below is installed removes the folder, still
+     * empty, instead of leaving it behind (interrupt.c) */
+    int rc = interrupt_install(NULL, NULL, e);
+    if (!rc)
+        rc = runfolder_open(&s->folder, SESSION_ROOT, out, m->host, stamp, e);
     if (rc) {
         json_decref(settings);
         return rc;
