@@ -65,50 +65,50 @@ static const flag_table report_table = {
 
 enum { MAX_STEPS = 16 };
 
-/* The steps whose subfolder holds a chart, and how it is drawn. */
+enum { MAX_INPUTS = 6 };
+
+/* The steps whose subfolder holds a chart: how it is drawn, and the data
+ * files it is drawn from. The script reads each of those by name and
+ * takes its columns by position, so each must be there, with the header
+ * its writer gives it. always: written however the step's measurement
+ * ended; otherwise only where it completed, as the chart is. */
 static const struct {
     const char *step, *script_name, *script;
     const char *outputs[3];
+    struct {
+        const char *file, *header;
+        int always;
+    } inputs[MAX_INPUTS]; /* up to the first without a file */
 } step_charts[] = {
     {"ceilings",
      "plot-bandwidth.gp",
      rb_plot_bandwidth_gp,
-     {"bandwidth.png", "bandwidth.svg", NULL}},
+     {"bandwidth.png", "bandwidth.svg", NULL},
+     {{"bandwidth.csv", REPORT_CEILINGS_POINTS_HEADER, 1},
+      {"levels.csv", REPORT_CEILINGS_LEVELS_HEADER, 1}}},
     {"orders",
      "plot-orders.gp",
      rb_plot_orders_gp,
-     {"orders-*.png", "orders-*.svg", NULL}},
+     {"orders-*.png", "orders-*.svg", NULL},
+     {{"orders.csv", REPORT_ORDERS_HEADER, 1},
+      {"orders-roofline.csv", REPORT_ORDERS_ROOFLINE_HEADER, 0}}},
     {"sweep",
      "plot-sweep.gp",
      rb_plot_sweep_gp,
-     {"sweep.png", "sweep.svg", NULL}},
+     {"sweep.png", "sweep.svg", NULL},
+     {{"sweep.csv", REPORT_SWEEP_POINTS_HEADER, 1},
+      {"sweep-roofs.csv", REPORT_SWEEP_ROOFS_HEADER, 0},
+      {"sweep-knees.csv", REPORT_SWEEP_KNEES_HEADER, 0}}},
     {"network",
      "plot-network.gp",
      rb_plot_network_gp,
-     {"network.png", "network.svg", NULL}},
-};
-
-/* The data files each step's chart is drawn from: its script reads each
- * by name and takes its columns by position, so each must be there, with
- * the header its writer gives it. always: written however the step's
- * measurement ended; otherwise only where it completed, as the chart is. */
-static const struct {
-    const char *step, *file, *header;
-    int always;
-} chart_inputs[] = {
-    {"ceilings", "bandwidth.csv", REPORT_CEILINGS_POINTS_HEADER, 1},
-    {"ceilings", "levels.csv", REPORT_CEILINGS_LEVELS_HEADER, 1},
-    {"orders", "orders.csv", REPORT_ORDERS_HEADER, 1},
-    {"orders", "orders-roofline.csv", REPORT_ORDERS_ROOFLINE_HEADER, 0},
-    {"sweep", "sweep.csv", REPORT_SWEEP_POINTS_HEADER, 1},
-    {"sweep", "sweep-roofs.csv", REPORT_SWEEP_ROOFS_HEADER, 0},
-    {"sweep", "sweep-knees.csv", REPORT_SWEEP_KNEES_HEADER, 0},
-    {"network", "network-p2p.csv", REPORT_NETWORK_P2P_HEADER, 1},
-    {"network", "network-allreduce.csv", REPORT_NETWORK_ALLREDUCE_HEADER, 1},
-    {"network", "network-shard.csv", REPORT_NETWORK_SHARD_HEADER, 1},
-    {"network", "network-crossover.csv", REPORT_NETWORK_CROSSOVER_HEADER, 1},
-    {"network", "network-roofs.csv", REPORT_NETWORK_ROOFS_HEADER, 1},
-    {"network", "network-parts.csv", REPORT_NETWORK_PARTS_HEADER, 1},
+     {"network.png", "network.svg", NULL},
+     {{"network-p2p.csv", REPORT_NETWORK_P2P_HEADER, 1},
+      {"network-allreduce.csv", REPORT_NETWORK_ALLREDUCE_HEADER, 1},
+      {"network-shard.csv", REPORT_NETWORK_SHARD_HEADER, 1},
+      {"network-crossover.csv", REPORT_NETWORK_CROSSOVER_HEADER, 1},
+      {"network-roofs.csv", REPORT_NETWORK_ROOFS_HEADER, 1},
+      {"network-parts.csv", REPORT_NETWORK_PARTS_HEADER, 1}}},
 };
 
 /* The folder's path as printed. */
@@ -363,20 +363,20 @@ static int check_step_files(const char *run, const char *step, rb_err *e)
     return rc;
 }
 
-/* One data file of a step's chart (input i of chart_inputs): there, the
- * folder's own regular file, readable, and of its header's width
- * throughout. RB_OK, or e naming it. */
-static int check_chart_input(const char *run, size_t i, rb_err *e)
+/* Data file i of step chart c's (step_charts): there, the folder's own
+ * regular file, readable, and of its header's width throughout. RB_OK,
+ * or e naming it. */
+static int check_chart_input(const char *run, size_t c, size_t i, rb_err *e)
 {
     char path[4700], sh[4 * 4700];
-    snprintf(path, sizeof(path), "%s/%s/%s", run, chart_inputs[i].step,
-             chart_inputs[i].file);
+    snprintf(path, sizeof(path), "%s/%s/%s", run, step_charts[c].step,
+             step_charts[c].inputs[i].file);
     shown(path, sh, sizeof(sh));
     struct stat st;
     if (lstat(path, &st) != 0 && errno == ENOENT)
         return rb_fail(e, RB_EINPUT,
                        "%s: missing (the %s chart is drawn from it)", sh,
-                       chart_inputs[i].step);
+                       step_charts[c].step);
     if (own_file(path, e))
         return RB_EINPUT;
     size_t len = 0;
@@ -384,7 +384,7 @@ static int check_chart_input(const char *run, size_t i, rb_err *e)
     if (!text)
         return rb_fail(e, RB_EINPUT, "%s: cannot be read (%s)", sh,
                        strerror(errno));
-    const int rc = csv_check(text, len, chart_inputs[i].header, sh, e);
+    const int rc = csv_check(text, len, step_charts[c].inputs[i].header, sh, e);
     free(text);
     return rc;
 }
@@ -402,11 +402,13 @@ static int check_step(const char *run, const char *step, rb_err *e)
         rc = check_step_files(run, step, e);
     const char *status = json_string_value(json_object_get(doc, "status"));
     const int complete = status && strcmp(status, "complete") == 0;
-    for (size_t i = 0;
-         !rc && i < sizeof(chart_inputs) / sizeof(chart_inputs[0]); i++)
-        if (strcmp(chart_inputs[i].step, step) == 0 &&
-            (chart_inputs[i].always || complete))
-            rc = check_chart_input(run, i, e);
+    for (size_t c = 0; c < sizeof(step_charts) / sizeof(step_charts[0]);
+         c++)
+        for (size_t i = 0; !rc && strcmp(step_charts[c].step, step) == 0 &&
+                           i < MAX_INPUTS && step_charts[c].inputs[i].file;
+             i++)
+            if (step_charts[c].inputs[i].always || complete)
+                rc = check_chart_input(run, c, i, e);
     json_decref(doc);
     return rc;
 }
