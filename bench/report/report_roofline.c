@@ -473,10 +473,42 @@ static void memory_roofs(panel *pn)
     }
 }
 
+/* The network roof on a 1-thread panel (each rank computes on one core):
+ * FLOP per byte crossing the link against the all-reduce's fitted bus
+ * bandwidth w, a diagonal from three decades below the peak (not below
+ * the panel) up to it, labelled just right of it (left-aligned at 1.3
+ * times its intensity there) at a third of the peak, else a tenth of a
+ * decade lower, higher, lower still, ...: clear of the kernels and of the
+ * labels placed before it (GEMM's lies near that height). */
+static void network_roof(panel *pn, double w)
+{
+    if (!(w > 0) || pn->th != 1)
+        return;
+    const double ridge = pn->top / w, x0 = fmax(X_LO, pn->top / 300.0 / w);
+    segment(pn->seg, "network", pn->dt, 1, "network", x0, x0 * w, ridge,
+            pn->top);
+    char t[64];
+    snprintf(t, sizeof(t), "network %.3g GB/s", w);
+    const size_t len = strlen(t);
+    double yl = pn->top / 3.0;
+    for (int c = 0; c < 12; c++) {
+        const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
+        const double y = pn->top / 3.0 * pow(10.0, 0.1 * step);
+        if (y > pn->top / 1.3 || y < 3.0 * x0 * w)
+            continue;
+        if (!covers(&pn->obs, text_box(y / w * 1.3, y, len))) {
+            yl = y;
+            break;
+        }
+    }
+    label(pn->lab, "network", pn->dt, 1, yl / w * 1.3, yl, t);
+    placed(&pn->obs, text_box(yl / w * 1.3, yl, len));
+}
+
 /* The roofs of each team of the ceilings document, each labelled where it
  * covers neither a kernel of the results nor another roof. */
 static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
-                  strbuf *seg, csv *lab)
+                  double net_w, strbuf *seg, csv *lab)
 {
     static const char *const dts[2] = {"f32", "f64"};
     size_t i;
@@ -500,6 +532,7 @@ static void roofs(const json_t *ceil, const json_t *res, const json_t *orders,
             compute_roofs(&pn);
             gemm_roof(&pn);
             memory_roofs(&pn);
+            network_roof(&pn, net_w);
             mixed_diagonals(team, pn.dt, pn.th, pn.top, seg);
         }
     }
@@ -555,40 +588,6 @@ static size_t levels(const json_t *orders, csv *c)
     return each_form(orders, form_rows, c);
 }
 
-/* The network roof of the network document on the 1-thread panels (each
- * rank computes on one core): FLOP per byte crossing the link against the
- * all-reduce's fitted bus bandwidth, a diagonal up to each dtype's peak. */
-static void network_roof(const json_t *net, const json_t *ceil, strbuf *seg,
-                         csv *lab)
-{
-    const double w = num(json_object_get(net, "link"), "bandwidth_Bps") / 1e9;
-    if (!(w > 0))
-        return;
-    size_t i;
-    json_t *team;
-    json_array_foreach(json_object_get(ceil, "roofline"), i, team)
-    {
-        if (json_integer_value(json_object_get(team, "threads")) != 1)
-            continue;
-        const char *dts[2] = {"f32", "f64"};
-        for (int d = 0; d < 2; d++) {
-            const double top =
-                num(json_object_get(team, "peak_gflops"), dts[d]);
-            if (!(top > 0))
-                continue;
-            /* from three decades below the peak, not below the panel */
-            const double ridge = top / w, x0 = fmax(X_LO, top / 300.0 / w);
-            segment(seg, "network", dts[d], 1, "network", x0, x0 * w, ridge,
-                    top);
-            char t[64];
-            snprintf(t, sizeof(t), "network %.3g GB/s", w);
-            /* along its diagonal, below it, at a third of the peak */
-            const double yl = top / 3.0;
-            label(lab, "network", dts[d], 1, yl / w * 1.3, yl, t);
-        }
-    }
-}
-
 /* The chart: why is emptied when it is drawn, else says why not (a chart
  * that fails costs the chart only). */
 static void draw(runfolder *f, const char *name, const char *script,
@@ -613,9 +612,11 @@ int report_roofline_chart(runfolder *f, const json_t *ceilings,
     csv lab = {0}, pts = {0};
     csv_header(&lab, "kind,dtype,threads,intensity,gflops,text");
     csv_header(&pts, "dtype,threads,kernel,intensity,gflops");
-    roofs(ceilings, results, orders, &seg, &lab);
-    if (network)
-        network_roof(network, ceilings, &seg, &lab);
+    /* the network document's link: GB/s, 0 where there is none */
+    const double net_w =
+        network ? num(json_object_get(network, "link"), "bandwidth_Bps") / 1e9
+                : 0.0;
+    roofs(ceilings, results, orders, net_w, &seg, &lab);
     const size_t n = points(results, &pts);
     csv lev = {0};
     csv_header(&lev, "dtype,threads,kernel,level,order,intensity,gflops,"
