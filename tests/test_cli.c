@@ -565,6 +565,53 @@ static void test_sweep_interrupt(void)
     json_decref(doc);
 }
 
+/* SIGINT at any moment of a run's start, from before its handlers exist
+ * to after its folder is made (0 to 110 ms in): whatever it meets, no
+ * temporary folder (".x.part...") is left beside --out, and --out is
+ * absent or a whole folder whose document says interrupted. (Once a
+ * signal between making the temporary folder and installing the rescue
+ * left it behind.) */
+static void test_early_interrupt(void)
+{
+    char dir[600], out[700], json[800];
+    snprintf(dir, sizeof(dir), "%s/early", workdir);
+    mkdir(dir, 0755);
+    snprintf(out, sizeof(out), "%s/x", dir);
+    snprintf(json, sizeof(json), "%s/results.json", out);
+    const char *args[] = {"run",       "--kernel",   "matmul_naive",
+                          "--n",       "700",        "--dtype",
+                          "f64",       "--threads",  "1",
+                          "--samples", "40",         "--ceilings",
+                          ceilfile,    "--out",      out,
+                          NULL};
+    for (int i = 0; i < 12; i++) {
+        const pid_t pid = start(workdir, args);
+        sleep_s(0.01 * i);
+        kill(pid, SIGINT);
+        result r;
+        finish_within(pid, 60.0, &r);
+        /* 130: caught; killed by SIGINT itself before the handlers */
+        CHECK(r.status == 130 || r.status == 1000 + SIGINT);
+        DIR *d = opendir(dir);
+        for (struct dirent *de; d && (de = readdir(d));)
+            if (strstr(de->d_name, ".part")) {
+                fprintf(stderr, "left after %d ms: %s\n", 10 * i, de->d_name);
+                CHECK(0);
+            }
+        if (d)
+            closedir(d);
+        struct stat st;
+        if (stat(out, &st) == 0) {
+            json_t *doc = load_json(json);
+            CHECK(doc != NULL);
+            CHECK_STR_HAS(jstr(doc, "status", NULL), "interrupted");
+            json_decref(doc);
+            remove_tree(out);
+        }
+    }
+    remove_tree(dir);
+}
+
 /* The ceilings command: a small measurement whose document is complete
  * and whose kernels all passed their checks; then --ceilings files that
  * are of another schema, version or host are refused. */
@@ -1833,6 +1880,7 @@ int main(int argc, char **argv)
     test_run_files();
     test_interrupt();
     test_sweep_interrupt();
+    test_early_interrupt();
     remove_tree(workdir);
     remove_tree(ceildir);
     return check_status("test_cli");

@@ -478,8 +478,10 @@ static void memory_roofs(panel *pn)
  * bandwidth w, a diagonal from three decades below the peak (not below
  * the panel) up to it, labelled just right of it (left-aligned at 1.3
  * times its intensity there) at a third of the peak, else a tenth of a
- * decade lower, higher, lower still, ...: clear of the kernels and of the
- * labels placed before it (GEMM's lies near that height). */
+ * decade lower, higher, lower still, ... (below the peak, above the
+ * diagonal's foot): clear of the kernels, the horizontal roofs and the
+ * labels placed before it (GEMM's lies near that height). Where no height
+ * is clear, a third of the peak. */
 static void network_roof(panel *pn, double w)
 {
     if (!(w > 0) || pn->th != 1)
@@ -493,7 +495,7 @@ static void network_roof(panel *pn, double w)
     double yl = pn->top / 3.0;
     for (int c = 0; c < 12; c++) {
         const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
-        const double y = pn->top / 3.0 * pow(10.0, 0.1 * step);
+        const double y = pn->top / 3.0 * pow(10.0, -0.1 * step);
         if (y > pn->top / 1.3 || y < 3.0 * x0 * w)
             continue;
         if (!covers(&pn->obs, text_box(y / w * 1.3, y, len))) {

@@ -14,12 +14,22 @@
 static int finish(session *s, const char *status, const char *error, rb_err *e);
 
 /* The watcher's way out: the documents as they are, marked interrupted,
- * the folder into place, and the document on stdout for --json. Returns
- * the exit status: the signal's, or 2 when nothing could be kept. */
+ * the folder into place, and the document on stdout for --json. Before
+ * the command has registered its writer (session_on_finish) there is
+ * nothing to keep: the folder, empty, and the parents made for it go.
+ * Returns the exit status: the signal's, or 2 when nothing could be
+ * kept. Runs under interrupt_lock(). */
 static int rescue(void *ctx, int sig)
 {
     session *s = ctx;
     progress_end();
+    if (!s->write) {
+        interrupt_set_folder(NULL);
+        runfolder_abandon(&s->folder);
+        fprintf(stderr, "roofbench: interrupted before anything was "
+                        "measured; nothing was kept\n");
+        return interrupt_exit_status(sig);
+    }
     rb_err e;
     if (finish(s, "interrupted", NULL, &e) != RB_OK) {
         fprintf(stderr, "roofbench: interrupted, and %s\n", e.msg);
@@ -44,17 +54,25 @@ int session_open(session *s, const rb_machine *m, const char *command,
     s->command = command;
     char iso[32], stamp[32];
     runfolder_utc(iso, sizeof(iso), stamp, sizeof(stamp));
-    /* The signals are caught before the temporary folder exists: one that
-     * comes before the rescue below is installed removes the folder, still
-     * empty, instead of leaving it behind (interrupt.c) */
-    int rc = interrupt_install(NULL, NULL, e);
-    if (!rc)
-        rc = runfolder_open(&s->folder, SESSION_ROOT, out, m->host, stamp, e);
+    /* The rescue is installed before the temporary folder exists, and the
+     * folder made under interrupt_lock(): a signal from here on finds
+     * either no folder or one the rescue knows, and removes it while no
+     * writer is registered (rescue), instead of leaving it behind. */
+    int rc = interrupt_install(rescue, s, e);
     if (rc) {
         json_decref(settings);
         return rc;
     }
-    interrupt_set_folder(s->folder.tmp);
+    interrupt_lock();
+    rc = runfolder_open(&s->folder, SESSION_ROOT, out, m->host, stamp, e);
+    if (!rc)
+        interrupt_set_folder(s->folder.tmp);
+    interrupt_unlock();
+    if (rc) {
+        interrupt_finish(); /* no rescue of a session that is gone */
+        json_decref(settings);
+        return rc;
+    }
     s->context = context_build(m);
     json_object_set_new(s->context, "date", json_string(iso));
     if (settings)
@@ -63,10 +81,7 @@ int session_open(session *s, const rb_machine *m, const char *command,
     json_t *dir = json_string(s->folder.final);
     json_object_set_new(s->context, "run_folder",
                         dir ? dir : json_string(s->folder.shown));
-    rc = interrupt_install(rescue, s, e);
-    if (rc)
-        session_close(s);
-    return rc;
+    return RB_OK;
 }
 
 void session_on_finish(session *s, session_writer w, void *ctx, int json)
