@@ -1,7 +1,8 @@
 /* Small modules: value and list parsing, statistics, thread shares,
  * placement on synthetic topologies and within the allowed CPUs, the run
  * folder (complete or absent), CSV quoting, escaping, checked JSON, the
- * pool's barrier, a signal before any rescue is installed. */
+ * pool's barrier, a signal before any rescue is installed or before a
+ * session's writer is. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
@@ -18,10 +19,12 @@
 #include "harness.h"
 #include "interrupt.h"
 #include "jdoc.h"
+#include "machine.h"
 #include "parse.h"
 #include "pin.h"
 #include "pool.h"
 #include "runfolder.h"
+#include "session.h"
 #include "stats.h"
 #include "text.h"
 
@@ -548,8 +551,8 @@ static void test_pool_barrier(void)
     alarm(0);
 }
 
-/* A signal that comes while no rescue is installed (a session between
- * creating its temporary folder and installing its rescue): the process
+/* A signal where no rescue is installed but a folder is set (sessions
+ * install theirs first; this is interrupt.c's fallback): the process
  * exits with the signal's status and removes that folder when it is empty,
  * keeping one that holds a file. In a child, which the signal ends. */
 static int signalled_child(const char *dir, int with_file)
@@ -584,6 +587,51 @@ static int signalled_child(const char *dir, int with_file)
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return -1;
     return WEXITSTATUS(status);
+}
+
+/* A session interrupted before its command registered the writer of its
+ * documents (session_on_finish): nothing to keep, so the folder goes
+ * (--out and its temporary one alike) and the exit status is the
+ * signal's. (It used to end in "no document to write", exit 2.) */
+static void test_signal_before_writer(void)
+{
+    char base[] = "/tmp/rb-units-XXXXXX";
+    if (!mkdtemp(base)) {
+        CHECK(0);
+        return;
+    }
+    char out[600];
+    snprintf(out, sizeof(out), "%s/x", base);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        rb_machine m;
+        rb_err e;
+        session s;
+        interrupt_set_grace(0.01);
+        if (machine_open(&m, &e) ||
+            session_open(&s, &m, "run", out, NULL, &e))
+            _exit(3);
+        raise(SIGINT);
+        for (int i = 0; i < 500; i++) /* the watcher ends it */
+            usleep(10000);
+        _exit(4);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK_INT(WEXITSTATUS(status), 130);
+    DIR *d = opendir(base);
+    int left = 0;
+    for (struct dirent *de; d && (de = readdir(d));)
+        left += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    CHECK_INT(left, 0);
+    CHECK(rmdir(base) == 0);
 }
 
 static void test_signal_before_rescue(void)
@@ -622,5 +670,6 @@ int main(void)
     test_pin_allowed();
     test_pool_barrier();
     test_signal_before_rescue();
+    test_signal_before_writer();
     return check_status("test_units");
 }

@@ -83,10 +83,10 @@ static void first_signal(int sig)
     if (rescue_fn) {
         status = rescue_fn(rescue_ctx, sig);
     } else {
-        /* No rescue yet (a session between creating its temporary folder
-         * and installing one): nothing was written there, and the empty
+        /* No rescue (a process that set a folder without one): an empty
          * folder would be left behind for good; rmdir keeps one that is
-         * not empty. */
+         * not empty. Sessions install theirs before making their folder
+         * (session_open), so this is the fallback. */
         pthread_mutex_lock(&state_lock);
         if (folder[0])
             rmdir(folder);

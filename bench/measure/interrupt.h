@@ -38,13 +38,15 @@ void interrupt_set_grace(double seconds);
 /* Installs the handlers and starts the watcher (once per process; a later
  * call replaces the rescue). rescue may be NULL: the process then just
  * exits with the signal's status after the grace period, removing the
- * folder of interrupt_set_folder if it is empty. */
+ * folder of interrupt_set_folder if it is empty. One measurement a
+ * process: after interrupt_finish the watcher never rescues again (a
+ * later signal only sets interrupt_requested). */
 int interrupt_install(interrupt_rescue rescue, void *ctx, rb_err *e);
 
 /* The folder this process fills under a temporary name, or NULL once it
  * is renamed into place or removed. A second signal, which ends the
  * process without writing, removes it when it is still empty (rmdir
- * leaves one that holds anything), as does a first signal while no rescue
+ * leaves one that holds anything), as does a first signal where no rescue
  * is installed, so that no empty temporary folder is left beside --out. */
 void interrupt_set_folder(const char *dir);
 
