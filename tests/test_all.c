@@ -577,6 +577,18 @@ static void fixture(void)
     CHECK_STR_HAS(again, "2026-12-01T00:00:00Z");
 }
 
+/* A network document in job's folder: a link of 4 GB/s, all the
+ * roofline chart reads of it. */
+static void network_link(const char *job)
+{
+    char path[800];
+    snprintf(path, sizeof(path), "%s/network", job);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/network/network.json", job);
+    write_text(path, "{\"schema\": \"roofbench.network\", \"link\": "
+                     "{\"bandwidth_Bps\": 4e9}}");
+}
+
 /* A label's box in decades of the roofline chart, as report_roofline.c
  * measures text (0.075 decades of intensity a character, 0.08 of GFLOP/s
  * tall): compute and memory labels end at their x, GEMM's and the
@@ -627,11 +639,7 @@ static void network_label_clear(void)
     char fxrep[600], path[800];
     char fxdir[600];
     snprintf(fxdir, sizeof(fxdir), "%s/fixture-job", workdir);
-    snprintf(path, sizeof(path), "%s/network", fxdir);
-    mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/network/network.json", fxdir);
-    write_text(path, "{\"schema\": \"roofbench.network\", \"link\": "
-                     "{\"bandwidth_Bps\": 4e9}}");
+    network_link(fxdir);
     snprintf(fxrep, sizeof(fxrep), "%s/fixture-rep-net", workdir);
     const char *args[] = {"report", fxdir, "--out", fxrep, NULL};
     run(workdir, args, &r);
@@ -680,11 +688,7 @@ static void levels_and_network(const char *out)
     snprintf(fx, sizeof(fx), "%s/orders-levels.json", ROOFBENCH_FIXTURES);
     snprintf(path, sizeof(path), "%s/orders/orders.json", out);
     copy_text(fx, path);
-    snprintf(path, sizeof(path), "%s/network", out);
-    mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/network/network.json", out);
-    write_text(path, "{\"schema\": \"roofbench.network\", \"link\": "
-                     "{\"bandwidth_Bps\": 4e9}}");
+    network_link(out);
     snprintf(rep2, sizeof(rep2), "%s/rep2", workdir);
     const char *r2args[] = {"report", out, "--out", rep2, NULL};
     run(workdir, r2args, &r);
