@@ -595,7 +595,7 @@ static int signalled_child(const char *dir, int with_file)
  * signal's. (It used to end in "no document to write", exit 2.) */
 static void test_signal_before_writer(void)
 {
-    char base[] = "/tmp/rb-units-XXXXXX";
+    char base[] = "/tmp/roofbench-units-XXXXXX";
     if (!mkdtemp(base)) {
         CHECK(0);
         return;
@@ -636,7 +636,7 @@ static void test_signal_before_writer(void)
 
 static void test_signal_before_rescue(void)
 {
-    char base[] = "/tmp/rb-units-XXXXXX";
+    char base[] = "/tmp/roofbench-units-XXXXXX";
     if (!mkdtemp(base)) {
         CHECK(0);
         return;
