@@ -426,6 +426,17 @@ static void check_results_csv(const char *csv)
     CHECK_INT(lines, 4);
 }
 
+/* args refused before any work: exit 2, want in the error, nothing
+ * written into the working folder. */
+static void check_refused(const char *const *args, const char *want)
+{
+    result r;
+    run(workdir, args, &r);
+    CHECK_INT(r.status, 2);
+    CHECK_STR_HAS(r.err, want);
+    CHECK_INT(count_entries(workdir), 0);
+}
+
 /* The same folder again: refused before measuring, first run intact. */
 static void check_refused_again(const char *const *args, const char *json)
 {
@@ -703,10 +714,7 @@ static void test_ceilings(void)
         json_decref(copy);
         const char *bargs[] = {"run", "--quick", "--kernel", "dot",
                                "--ceilings", bad, NULL};
-        run(workdir, bargs, &r);
-        CHECK_INT(r.status, 2);
-        CHECK_STR_HAS(r.err, edits[k][2]);
-        CHECK_INT(count_entries(workdir), 0);
+        check_refused(bargs, edits[k][2]);
     }
     json_decref(doc);
 }
@@ -720,10 +728,7 @@ static void test_model(void)
     const char *nodram[] = {"model",     "bp,pm->bm", "b=1",        "p=64",
                             "m=64",      "--profile", "host",       "--ceilings",
                             ceilfile,    NULL};
-    run(workdir, nodram, &r);
-    CHECK_INT(r.status, 2);
-    CHECK_STR_HAS(r.err, "no DRAM plateau");
-    CHECK_INT(count_entries(workdir), 0);
+    check_refused(nodram, "no DRAM plateau");
     /* --ceilings with no host among the profiles would change nothing */
     const char *nohost[] = {"model", "bp,pm->bm", "b=1",        "p=64",
                             "m=64",  "--profile", "tpu-v5e",    "--ceilings",
@@ -1360,15 +1365,11 @@ static void sweep_chart_key(const char *out, const result *r)
 /* A level the roofline does not have: refused before any work. */
 static void sweep_bad_level(void)
 {
-    result r;
     const char *bad[] = {"sweep",     "--weights", "DRAM",  "--threads",
                          "1",         "--dtype",   "f32",   "--ceilings",
                          ceilfile,    NULL};
-    run(workdir, bad, &r);
-    CHECK_INT(r.status, 2);
-    CHECK_STR_HAS(r.err, "--weights DRAM: no DRAM plateau in the 1-thread "
-                         "roofline");
-    CHECK_INT(count_entries(workdir), 0);
+    check_refused(bad, "--weights DRAM: no DRAM plateau in the 1-thread "
+                       "roofline");
 }
 
 /* ceilfile's roofline as file, with nteams teams (its one copied; team t

@@ -111,6 +111,17 @@ static const struct {
       {"network-parts.csv", REPORT_NETWORK_PARTS_HEADER, 1}}},
 };
 
+enum { NCHARTS = sizeof(step_charts) / sizeof(step_charts[0]) };
+
+/* The row of step_charts of the step named step, or -1. */
+static int chart_of(const char *step)
+{
+    for (int c = 0; c < NCHARTS; c++)
+        if (strcmp(step_charts[c].step, step) == 0)
+            return c;
+    return -1;
+}
+
 /* The folder's path as printed. */
 static void shown(const char *path, char *buf, size_t len)
 {
@@ -402,13 +413,11 @@ static int check_step(const char *run, const char *step, rb_err *e)
         rc = check_step_files(run, step, e);
     const char *status = json_string_value(json_object_get(doc, "status"));
     const int complete = status && strcmp(status, "complete") == 0;
-    for (size_t c = 0; c < sizeof(step_charts) / sizeof(step_charts[0]);
-         c++)
-        for (size_t i = 0; !rc && strcmp(step_charts[c].step, step) == 0 &&
-                           i < MAX_INPUTS && step_charts[c].inputs[i].file;
-             i++)
-            if (step_charts[c].inputs[i].always || complete)
-                rc = check_chart_input(run, c, i, e);
+    const int c = chart_of(step);
+    for (size_t i = 0;
+         !rc && c >= 0 && i < MAX_INPUTS && step_charts[c].inputs[i].file; i++)
+        if (step_charts[c].inputs[i].always || complete)
+            rc = check_chart_input(run, (size_t)c, i, e);
     json_decref(doc);
     return rc;
 }
@@ -496,8 +505,8 @@ static int write_report(runfolder *f, const char *run, json_t *steps_doc,
         if (step_ok(steps, n, top[i][0]))
             rc = copy_file(f, from, top[i][1], e);
     }
-    char whys[4][512];
-    for (size_t c = 0; !rc && c < 4; c++) {
+    char whys[NCHARTS][512];
+    for (size_t c = 0; !rc && c < NCHARTS; c++) {
         snprintf(whys[c], sizeof(whys[c]), "the step did not run");
         if (step_ok(steps, n, step_charts[c].step))
             rc = redraw_step(f, run, c, whys[c], sizeof(whys[c]), e);
@@ -547,7 +556,7 @@ static int write_report(runfolder *f, const char *run, json_t *steps_doc,
         rc = report_all_write(f, host, date, body, text, e);
     if (!rc) {
         fputs(sum ? sum : "", stdout);
-        for (size_t c = 0; c < 4; c++)
+        for (size_t c = 0; c < NCHARTS; c++)
             if (whys[c][0])
                 printf("%s chart: not drawn: %s\n", step_charts[c].step,
                        whys[c]);

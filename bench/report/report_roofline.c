@@ -425,29 +425,39 @@ static void gemm_roof(panel *pn)
     horizontal(pn, gemm);
 }
 
-/* Where the label of the diagonal of bw goes, as the height of its right
- * end (at intensity y / bw / 1.25): above the diagonal (no kernel lives
- * above a roof), each level at its own height (a third of a decade lower
- * than the one before), lowered past a horizontal roof it would sit on:
- * tried at 0, lower, higher, lower still, ..., never above the peak. */
-static double memory_label_y(const panel *pn, double bw, int level,
-                             size_t len)
+/* The box of a label of len characters beside the diagonal of bw at
+ * height y: at intensity y / bw * at, ending there (right) or starting
+ * there. */
+static box diagonal_box(double bw, double at, int right, double y, size_t len)
 {
-    const double y0 = pn->top * pow(10.0, -0.5 - 0.35 * level);
+    const double x = y / bw * at;
+    return text_box(right ? x / pow(10.0, (double)len * CHAR_DX) : x, y, len);
+}
+
+/* Where the label of len characters beside the diagonal of bw goes (as
+ * in diagonal_box): the first of y0, a step of dec decades lower, higher,
+ * lower still, ... (twelve tries), below the peak and above floor, that
+ * covers nothing placed on the panel; else y0. */
+static double diagonal_label_y(const panel *pn, double bw, double at,
+                               int right, size_t len, double y0, double dec,
+                               double floor)
+{
     for (int c = 0; c < 12; c++) {
         const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
-        const double y = y0 * pow(10.0, -0.08 * step);
-        if (y > pn->top / 1.3)
+        const double y = y0 * pow(10.0, -dec * step);
+        if (y > pn->top / 1.3 || y < floor)
             continue;
-        if (!covers(&pn->obs,
-                    text_box(y / bw / 1.25 / pow(10.0, (double)len * CHAR_DX),
-                             y, len)))
+        if (!covers(&pn->obs, diagonal_box(bw, at, right, y, len)))
             return y;
     }
     return y0;
 }
 
-/* Each level's diagonal up to the top peak, labelled. */
+/* Each level's diagonal up to the top peak, labelled at its right end
+ * (at intensity y / bw / 1.25): above the diagonal (no kernel lives above
+ * a roof), each level at its own height (a third of a decade lower than
+ * the one before), moved past a horizontal roof or label it would cover
+ * (diagonal_label_y, steps of 0.08 decades), never above the peak. */
 static void memory_roofs(panel *pn)
 {
     int level = 0;
@@ -465,11 +475,11 @@ static void memory_roofs(panel *pn)
         char t[64];
         snprintf(t, sizeof(t), "%.15s %.4g GB/s", str(p, "name"), bw);
         const size_t len = strlen(t);
-        const double yl = memory_label_y(pn, bw, level++, len);
+        const double y0 = pn->top * pow(10.0, -0.5 - 0.35 * level++);
+        const double yl =
+            diagonal_label_y(pn, bw, 1 / 1.25, 1, len, y0, 0.08, 0.0);
         label(pn->lab, "memory", pn->dt, pn->th, yl / bw / 1.25, yl, t);
-        placed(&pn->obs,
-               text_box(yl / bw / 1.25 / pow(10.0, (double)len * CHAR_DX), yl,
-                        len));
+        placed(&pn->obs, diagonal_box(bw, 1 / 1.25, 1, yl, len));
     }
 }
 
@@ -492,19 +502,10 @@ static void network_roof(panel *pn, double w)
     char t[64];
     snprintf(t, sizeof(t), "network %.3g GB/s", w);
     const size_t len = strlen(t);
-    double yl = pn->top / 3.0;
-    for (int c = 0; c < 12; c++) {
-        const double step = c % 2 ? (c + 1) / 2 : -(c / 2);
-        const double y = pn->top / 3.0 * pow(10.0, -0.1 * step);
-        if (y > pn->top / 1.3 || y < 3.0 * x0 * w)
-            continue;
-        if (!covers(&pn->obs, text_box(y / w * 1.3, y, len))) {
-            yl = y;
-            break;
-        }
-    }
+    const double yl =
+        diagonal_label_y(pn, w, 1.3, 0, len, pn->top / 3.0, 0.1, 3.0 * x0 * w);
     label(pn->lab, "network", pn->dt, 1, yl / w * 1.3, yl, t);
-    placed(&pn->obs, text_box(yl / w * 1.3, yl, len));
+    placed(&pn->obs, diagonal_box(w, 1.3, 0, yl, len));
 }
 
 /* The roofs of each team of the ceilings document, each labelled where it
